@@ -1,0 +1,20 @@
+//===- Registration.cpp - Dialects and passes kiln tools use --------------===//
+
+#include "compiler/pipeline/Registration.h"
+#include "dialects/graph/GraphDialect.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+namespace kiln {
+
+void registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<graph::GraphDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+}
+
+void registerAllPasses() { mlir::registerAllPasses(); }
+
+} // namespace kiln

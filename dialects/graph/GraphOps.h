@@ -1,0 +1,24 @@
+//===- GraphOps.h - kiln.graph operations -----------------------*- C++ -*-===//
+#ifndef KILN_DIALECTS_GRAPH_GRAPHOPS_H
+#define KILN_DIALECTS_GRAPH_GRAPHOPS_H
+
+#include "dialects/graph/GraphDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace kiln::graph {
+/// Result types are compatible when element types match and shapes agree
+/// wherever both are static, so inference may be less precise than the IR.
+bool areCompatibleTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
+} // namespace kiln::graph
+
+#define GET_OP_CLASSES
+#include "dialects/graph/GraphOps.h.inc"
+
+#endif // KILN_DIALECTS_GRAPH_GRAPHOPS_H

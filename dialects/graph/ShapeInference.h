@@ -1,0 +1,116 @@
+//===- ShapeInference.h - kiln.graph result-type inference ------*- C++ -*-===//
+//
+// Result-type inference for kiln.graph ops, following the ONNX shape
+// inference rules. Each function validates what it reads (ranks, matching
+// dims, attribute ranges) and reports problems at `loc`, so the same code
+// serves the importer and the verifier. Dims that depend on non-constant
+// inputs become dynamic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECTS_GRAPH_SHAPEINFERENCE_H
+#define KILN_DIALECTS_GRAPH_SHAPEINFERENCE_H
+
+#include "dialects/graph/GraphOps.h"
+
+#include <optional>
+
+namespace kiln::graph {
+
+using Types = llvm::SmallVectorImpl<mlir::Type>;
+using Loc = std::optional<mlir::Location>;
+
+/// Integer values of `v` when it is produced by a constant, else nullopt.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
+/// Floating-point values of `v` when it is produced by a constant.
+std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value v);
+/// True when `v` is an absent optional input.
+inline bool isNoValue(mlir::Value v) {
+  return !v || llvm::isa<mlir::NoneType>(v.getType());
+}
+/// Normalizes a possibly negative ONNX axis; fails (and reports) if out of
+/// range for `rank`.
+mlir::FailureOr<int64_t> normalizeAxis(Loc loc, int64_t axis, int64_t rank);
+
+mlir::LogicalResult inferSameAs(mlir::Value v, Types &types);
+/// Multidirectional broadcast of `operands`. `resultElt` null means the
+/// element type of operand `firstSameElt`; operands from `firstSameElt` on
+/// must share one element type (-1: no check).
+mlir::LogicalResult inferBroadcast(Loc loc, llvm::ArrayRef<mlir::Value> operands,
+                                   mlir::Type resultElt, Types &types,
+                                   int firstSameElt = 0);
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(Loc loc, llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+mlir::LogicalResult inferCast(Loc loc, CastOp::Adaptor op, Types &types);
+mlir::LogicalResult inferMatMul(Loc loc, MatMulOp::Adaptor op, Types &types);
+mlir::LogicalResult inferGemm(Loc loc, GemmOp::Adaptor op, Types &types);
+mlir::LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types);
+mlir::LogicalResult inferConvTranspose(Loc loc, ConvTransposeOp::Adaptor op,
+                                       Types &types);
+mlir::LogicalResult inferGlobalPool(Loc loc, mlir::Value x, Types &types);
+mlir::LogicalResult inferBatchNorm(Loc loc, BatchNormalizationOp::Adaptor op,
+                                   Types &types);
+mlir::LogicalResult inferLayerNorm(Loc loc, LayerNormalizationOp::Adaptor op,
+                                   Types &types);
+mlir::LogicalResult inferAxisPreserving(Loc loc, mlir::Value x, int64_t axis,
+                                        Types &types);
+
+/// Spatial output extents shared by Conv and the pooling ops.
+struct WindowParams {
+  llvm::StringRef autoPad;
+  llvm::ArrayRef<int64_t> kernel;
+  std::optional<llvm::ArrayRef<int64_t>> strides, dilations, pads;
+  bool ceilMode = false;
+};
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+inferWindowOutput(Loc loc, llvm::ArrayRef<int64_t> spatialIn,
+                  const WindowParams &p);
+/// Explicit begin/end pads of a window op after resolving auto_pad; needs
+/// static spatial extents for SAME_*.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+resolvePads(Loc loc, llvm::ArrayRef<int64_t> spatialIn, const WindowParams &p);
+
+mlir::LogicalResult inferPoolImpl(Loc loc, mlir::Value x,
+                                  const WindowParams &p, Types &types);
+template <typename Adaptor>
+mlir::LogicalResult inferPool(Loc loc, Adaptor op, Types &types) {
+  WindowParams p{op.getAutoPad(),   op.getKernelShape(), op.getStrides(),
+                 op.getDilations(), op.getPads(),        op.getCeilMode() != 0};
+  return inferPoolImpl(loc, op.getX(), p, types);
+}
+
+mlir::LogicalResult inferReduceImpl(Loc loc, mlir::Value data, mlir::Value axes,
+                                    bool keepDims, bool noopWithEmptyAxes,
+                                    Types &types);
+template <typename Adaptor>
+mlir::LogicalResult inferReduce(Loc loc, Adaptor op, Types &types) {
+  return inferReduceImpl(loc, op.getData(), op.getAxes(), op.getKeepdims() != 0,
+                         op.getNoopWithEmptyAxes() != 0, types);
+}
+
+mlir::LogicalResult inferShape(Loc loc, ShapeOp::Adaptor op, Types &types);
+mlir::LogicalResult inferReshape(Loc loc, ReshapeOp::Adaptor op, Types &types);
+mlir::LogicalResult inferFlatten(Loc loc, FlattenOp::Adaptor op, Types &types);
+mlir::LogicalResult inferTranspose(Loc loc, TransposeOp::Adaptor op,
+                                   Types &types);
+mlir::LogicalResult inferConcat(Loc loc, ConcatOp::Adaptor op, Types &types);
+mlir::LogicalResult inferSplit(Loc loc, SplitOp::Adaptor op, Types &types);
+mlir::LogicalResult inferSlice(Loc loc, SliceOp::Adaptor op, Types &types);
+mlir::LogicalResult inferGather(Loc loc, GatherOp::Adaptor op, Types &types);
+mlir::LogicalResult inferSqueeze(Loc loc, SqueezeOp::Adaptor op, Types &types);
+mlir::LogicalResult inferUnsqueeze(Loc loc, UnsqueezeOp::Adaptor op,
+                                   Types &types);
+mlir::LogicalResult inferExpand(Loc loc, ExpandOp::Adaptor op, Types &types);
+mlir::LogicalResult inferPad(Loc loc, PadOp::Adaptor op, Types &types);
+mlir::LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types);
+
+/// Computed static bounds of a Slice along every axis of `shape`, following
+/// ONNX clamping rules. Needs constant starts/ends/axes/steps.
+struct SliceBounds {
+  llvm::SmallVector<int64_t> starts, steps, sizes;
+};
+mlir::FailureOr<SliceBounds> computeSliceBounds(Loc loc, SliceOp::Adaptor op);
+
+} // namespace kiln::graph
+
+#endif // KILN_DIALECTS_GRAPH_SHAPEINFERENCE_H

@@ -1,0 +1,84 @@
+/*===- kiln_model_abi.h - Contract between a compiled model and kiln_rt ---===*
+ *
+ * A model library produced by `kiln compile` exports exactly one symbol,
+ * `kiln_model_get`, returning a pointer to a static `kiln_model_desc`. The
+ * runtime (kiln_rt) reads only this structure; the compiler emits it. Changing
+ * the layout requires bumping KILN_MODEL_ABI_VERSION.
+ *
+ * Plain C, no dependencies: also included by the generated model header.
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_MODEL_ABI_H
+#define KILN_MODEL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_MODEL_ABI_VERSION 1u
+
+/* Element types use ONNX TensorProto.DataType codes so that .pb files and
+ * model metadata agree without a translation table. */
+typedef enum kiln_dtype {
+  KILN_DTYPE_UNDEFINED = 0,
+  KILN_DTYPE_FLOAT32 = 1,
+  KILN_DTYPE_UINT8 = 2,
+  KILN_DTYPE_INT8 = 3,
+  KILN_DTYPE_UINT16 = 4,
+  KILN_DTYPE_INT16 = 5,
+  KILN_DTYPE_INT32 = 6,
+  KILN_DTYPE_INT64 = 7,
+  KILN_DTYPE_BOOL = 9, /* one byte per element, 0 or 1 */
+  KILN_DTYPE_FLOAT16 = 10,
+  KILN_DTYPE_FLOAT64 = 11,
+  KILN_DTYPE_UINT32 = 12,
+  KILN_DTYPE_UINT64 = 13,
+  KILN_DTYPE_BFLOAT16 = 16,
+} kiln_dtype;
+
+/* One graph input or output. `dims[i] >= 0` is a static extent; a negative
+ * value `-(k + 1)` names symbolic dimension k (see kiln_model_desc.symbols).
+ * Outputs only use symbols that some input binds. */
+typedef struct kiln_tensor_info {
+  const char *name;
+  int32_t dtype; /* kiln_dtype */
+  int32_t rank;
+  const int64_t *dims;
+} kiln_tensor_info;
+
+/* Entry point. `buffers` holds num_inputs + num_outputs data pointers, inputs
+ * first; `dims` holds the actual extents of every tensor in the same order,
+ * concatenated (rank entries each). Buffers are dense row-major. `arena`
+ * points to `arena_bytes` of scratch aligned to `arena_alignment`, owned by
+ * the caller and not used concurrently. Returns 0 on success. */
+typedef int32_t (*kiln_model_run_fn)(void *const *buffers, const int64_t *dims,
+                                     void *arena);
+
+typedef struct kiln_model_desc {
+  uint32_t abi_version; /* KILN_MODEL_ABI_VERSION */
+  uint32_t reserved;
+  const char *name;         /* graph name, sanitized to a C identifier */
+  const char *target;       /* e.g. "x86_64" */
+  const char *kiln_version; /* compiler version that produced the library */
+  uint64_t weights_checksum; /* FNV-1a 64 over all constant tensor bytes */
+  int64_t num_inputs;
+  const kiln_tensor_info *inputs;
+  int64_t num_outputs;
+  const kiln_tensor_info *outputs;
+  int64_t num_symbols;
+  const char *const *symbols; /* names of symbolic dims, e.g. "batch" */
+  uint64_t arena_bytes;       /* scratch size from the static memory plan */
+  uint64_t arena_alignment;
+  kiln_model_run_fn run;
+} kiln_model_desc;
+
+typedef const kiln_model_desc *(*kiln_model_get_fn)(void);
+
+#define KILN_MODEL_ENTRY_SYMBOL "kiln_model_get"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_MODEL_ABI_H */
