@@ -1,0 +1,151 @@
+/*===- kiln_rt.h - kiln runtime C API -------------------------------------===*
+ *
+ * Loads a compiled model library, validates caller tensors against its
+ * metadata and runs it. Plain C11, depends only on libc, libdl and pthread.
+ *
+ * Errors: every fallible call returns a kiln_status; the message for the most
+ * recent failure on the calling thread is available from kiln_last_error().
+ *
+ * Threading: a kiln_model is immutable after loading and may be shared by any
+ * number of threads. A kiln_context owns the scratch arena of one run at a
+ * time: concurrent kiln_run calls must use separate contexts.
+ *===----------------------------------------------------------------------===*/
+#ifndef KILN_RT_H
+#define KILN_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln_model_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with hidden visibility; only this API is exported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_RT_API __attribute__((visibility("default")))
+#else
+#define KILN_RT_API
+#endif
+
+#define KILN_RT_VERSION "0.1.0"
+
+typedef enum kiln_status {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 1,
+  KILN_STATUS_LOAD_FAILED = 2,
+  KILN_STATUS_ABI_MISMATCH = 3,
+  KILN_STATUS_SHAPE_MISMATCH = 4,
+  KILN_STATUS_DTYPE_MISMATCH = 5,
+  KILN_STATUS_OUT_OF_MEMORY = 6,
+  KILN_STATUS_RUN_FAILED = 7,
+} kiln_status;
+
+/* Message of the last failing call on this thread; "" if none. Valid until
+ * the next kiln_ call on this thread. */
+KILN_RT_API const char *kiln_last_error(void);
+/* Static name of a status code, e.g. "SHAPE_MISMATCH". */
+KILN_RT_API const char *kiln_status_string(kiln_status status);
+/* Bytes per element of a kiln_dtype; 0 for unknown codes. */
+KILN_RT_API size_t kiln_dtype_size(int32_t dtype);
+/* Short dtype name ("float32", "int64", ...); "unknown" for unknown codes. */
+KILN_RT_API const char *kiln_dtype_name(int32_t dtype);
+KILN_RT_API const char *kiln_rt_version(void);
+
+/*===---------------------------- Models ---------------------------------===*/
+
+typedef struct kiln_model kiln_model;
+
+/* dlopens `path` (RTLD_NOW | RTLD_LOCAL), resolves KILN_MODEL_ENTRY_SYMBOL and
+ * checks the descriptor. LOAD_FAILED, ABI_MISMATCH or OUT_OF_MEMORY. */
+KILN_RT_API kiln_status kiln_model_load(const char *path, kiln_model **out);
+/* Wraps a descriptor linked into the process (no library is opened). The
+ * descriptor must outlive the model. */
+KILN_RT_API kiln_status kiln_model_from_desc(const kiln_model_desc *desc,
+                                             kiln_model **out);
+/* Closes the library. All contexts of the model must be destroyed first. */
+KILN_RT_API void kiln_model_unload(kiln_model *model);
+
+KILN_RT_API const kiln_model_desc *kiln_model_descriptor(const kiln_model *m);
+KILN_RT_API const char *kiln_model_name(const kiln_model *m);
+KILN_RT_API const char *kiln_model_target(const kiln_model *m);
+KILN_RT_API const char *kiln_model_kiln_version(const kiln_model *m);
+KILN_RT_API uint64_t kiln_model_weights_checksum(const kiln_model *m);
+KILN_RT_API uint64_t kiln_model_arena_bytes(const kiln_model *m);
+KILN_RT_API uint64_t kiln_model_arena_alignment(const kiln_model *m);
+KILN_RT_API int64_t kiln_model_num_inputs(const kiln_model *m);
+KILN_RT_API int64_t kiln_model_num_outputs(const kiln_model *m);
+/* NULL when the index is out of range. */
+KILN_RT_API const kiln_tensor_info *kiln_model_input(const kiln_model *m,
+                                                     int64_t index);
+KILN_RT_API const kiln_tensor_info *kiln_model_output(const kiln_model *m,
+                                                      int64_t index);
+KILN_RT_API int64_t kiln_model_num_symbols(const kiln_model *m);
+/* Name of symbolic dimension `index` (dims value -(index + 1)); NULL if out of
+ * range. */
+KILN_RT_API const char *kiln_model_symbol(const kiln_model *m, int64_t index);
+/* Index of the tensor called `name`, or -1. */
+KILN_RT_API int64_t kiln_model_find_input(const kiln_model *m,
+                                          const char *name);
+KILN_RT_API int64_t kiln_model_find_output(const kiln_model *m,
+                                           const char *name);
+
+/*===---------------------------- Tensors --------------------------------===*/
+
+/* A caller-owned dense row-major tensor. `byte_size` is the capacity of
+ * `data`; 0 means "not given" and skips the capacity check. `data` may be
+ * NULL only for tensors with zero elements. */
+typedef struct kiln_tensor {
+  int32_t dtype; /* kiln_dtype */
+  int32_t rank;
+  const int64_t *dims;
+  void *data;
+  uint64_t byte_size;
+} kiln_tensor;
+
+/* Validates `inputs` against the model (count, dtype, rank, static dims,
+ * consistent symbol bindings) and writes the extents of output
+ * `output_index` to `dims_out` (room for its rank). */
+KILN_RT_API kiln_status kiln_infer_output_dims(const kiln_model *model,
+                                               const kiln_tensor *inputs,
+                                               int64_t num_inputs,
+                                               int64_t output_index,
+                                               int64_t *dims_out);
+
+/*===---------------------------- Running --------------------------------===*/
+
+typedef struct kiln_context kiln_context;
+
+/* Allocates the model's scratch arena once (aligned to at least 64 bytes). */
+KILN_RT_API kiln_status kiln_context_create(const kiln_model *model,
+                                            kiln_context **out);
+KILN_RT_API void kiln_context_destroy(kiln_context *ctx);
+KILN_RT_API const kiln_model *kiln_context_model(const kiln_context *ctx);
+
+/* Validates every tensor (outputs must have exactly the inferred dims) and
+ * runs the model. RUN_FAILED if the model reports an error. */
+KILN_RT_API kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
+                                 int64_t num_inputs, const kiln_tensor *outputs,
+                                 int64_t num_outputs);
+
+/*===-------------------------- Thread pool ------------------------------===*/
+
+/* Calls body(begin, end, data) on disjoint ranges covering [0, n), using the
+ * calling thread plus up to kiln_rt_get_num_threads() - 1 pool workers, and
+ * returns once all ranges are done. Nested calls (from inside a body), and
+ * calls made while another thread's parallel_for is running, run serially on
+ * the caller. */
+KILN_RT_API void kiln_rt_parallel_for(int64_t n,
+                                      void (*body)(int64_t begin, int64_t end,
+                                                   void *data),
+                                      void *data);
+/* n <= 0 restores the default: $KILN_NUM_THREADS, else the CPU count. */
+KILN_RT_API void kiln_rt_set_num_threads(int n);
+KILN_RT_API int kiln_rt_get_num_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RT_H */

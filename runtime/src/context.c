@@ -1,0 +1,63 @@
+/*===- context.c - Run contexts and their scratch arenas ------------------===*/
+#include "internal.h"
+
+#include <stdlib.h>
+
+kiln_status kiln_context_create(const kiln_model *model, kiln_context **out) {
+  if (!out)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_context_create: out is NULL");
+  *out = NULL;
+  if (!model)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_context_create: model is NULL");
+  const kiln_model_desc *d = model->desc;
+  kiln_context *ctx = calloc(1, sizeof(*ctx));
+  if (!ctx)
+    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                        "kiln_context_create: context");
+  ctx->model = model;
+  /* +1 keeps every calloc non-zero-sized, so NULL always means failure. */
+  ctx->buffers =
+      calloc((size_t)(d->num_inputs + d->num_outputs) + 1, sizeof(void *));
+  ctx->dims = calloc((size_t)model->total_rank + 1, sizeof(int64_t));
+  ctx->bindings = calloc((size_t)d->num_symbols + 1, sizeof(int64_t));
+  ctx->bound_by = calloc((size_t)d->num_symbols + 1, sizeof(int64_t));
+  if (!ctx->buffers || !ctx->dims || !ctx->bindings || !ctx->bound_by) {
+    kiln_context_destroy(ctx);
+    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                        "kiln_context_create: run tables");
+  }
+  if (d->arena_bytes > 0) {
+    uint64_t align = model->arena_alignment;
+    /* aligned_alloc wants a multiple of the alignment. */
+    uint64_t size = (d->arena_bytes + align - 1) / align * align;
+    if (size < d->arena_bytes || size > SIZE_MAX)
+      ctx->arena = NULL;
+    else
+      ctx->arena = aligned_alloc((size_t)align, (size_t)size);
+    if (!ctx->arena) {
+      kiln_context_destroy(ctx);
+      return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                          "kiln_context_create: arena of %llu bytes",
+                          (unsigned long long)d->arena_bytes);
+    }
+  }
+  *out = ctx;
+  return KILN_STATUS_OK;
+}
+
+void kiln_context_destroy(kiln_context *ctx) {
+  if (!ctx)
+    return;
+  free(ctx->arena);
+  free(ctx->buffers);
+  free(ctx->dims);
+  free(ctx->bindings);
+  free(ctx->bound_by);
+  free(ctx);
+}
+
+const kiln_model *kiln_context_model(const kiln_context *ctx) {
+  return ctx ? ctx->model : NULL;
+}

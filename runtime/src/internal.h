@@ -1,0 +1,44 @@
+/*===- internal.h - kiln_rt private declarations --------------------------===*/
+#ifndef KILN_RT_INTERNAL_H
+#define KILN_RT_INTERNAL_H
+
+#include "kiln_rt.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define KILN_PRINTF(fmt, args)
+#endif
+
+struct kiln_model {
+  void *handle; /* dlopen handle; NULL for kiln_model_from_desc */
+  const kiln_model_desc *desc;
+  int64_t total_rank;       /* sum of all input and output ranks */
+  uint64_t arena_alignment; /* effective: power of two, at least 64 */
+};
+
+struct kiln_context {
+  const kiln_model *model;
+  void *arena;
+  /* Per-run scratch sized once so that kiln_run never allocates. */
+  void **buffers;    /* num_inputs + num_outputs */
+  int64_t *dims;     /* total_rank */
+  int64_t *bindings; /* num_symbols */
+  int64_t *bound_by; /* num_symbols: input index that bound each symbol */
+};
+
+/* Records a formatted message for kiln_last_error() and returns `status`. */
+kiln_status kiln_rt_fail(kiln_status status, const char *fmt, ...)
+    KILN_PRINTF(2, 3);
+
+/* Checks a descriptor's internal consistency after the ABI version matched;
+ * fills model->total_rank and model->arena_alignment. */
+kiln_status kiln_rt_check_desc(kiln_model *model, const char *origin);
+
+/* Validates inputs and binds symbols. `bindings` and `bound_by` have room for
+ * num_symbols entries. */
+kiln_status kiln_rt_bind_inputs(const kiln_model *model,
+                                const kiln_tensor *inputs, int64_t num_inputs,
+                                int64_t *bindings, int64_t *bound_by);
+
+#endif /* KILN_RT_INTERNAL_H */

@@ -1,0 +1,189 @@
+/*===- thread_pool.c - kiln_rt_parallel_for -------------------------------===*
+ *
+ * One process-wide pool. A job is split into at most `threads` contiguous
+ * chunks that the caller and the workers claim under one mutex; chunk counts
+ * are small, so the lock is not a bottleneck and keeps the logic obviously
+ * correct. Workers are created on first use and joined when the library is
+ * unloaded.
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef void (*body_fn)(int64_t, int64_t, void *);
+
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv; /* a new job or shutdown */
+  pthread_cond_t done_cv; /* the last chunk of a job finished */
+  pthread_mutex_t submit; /* held by the one thread running a job */
+  pthread_t *workers;
+  int num_workers;
+  int requested; /* from kiln_rt_set_num_threads; 0 = default */
+  int shutdown;
+  /* Current job, guarded by mu. */
+  uint64_t generation;
+  body_fn body;
+  void *data;
+  int64_t n, chunks, next_chunk, done_chunks;
+  int helpers_allowed, helpers_joined;
+} pool = {
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+    .work_cv = PTHREAD_COND_INITIALIZER,
+    .done_cv = PTHREAD_COND_INITIALIZER,
+    .submit = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* Set while a thread executes a body, so that nested calls run serially. */
+static _Thread_local int in_parallel_region;
+
+static int default_threads(void) {
+  const char *env = getenv("KILN_NUM_THREADS");
+  if (env) {
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0)
+      return v > 1024 ? 1024 : (int)v;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+void kiln_rt_set_num_threads(int n) {
+  pthread_mutex_lock(&pool.mu);
+  pool.requested = n > 0 ? (n > 1024 ? 1024 : n) : 0;
+  pthread_mutex_unlock(&pool.mu);
+}
+
+int kiln_rt_get_num_threads(void) {
+  pthread_mutex_lock(&pool.mu);
+  int n = pool.requested;
+  pthread_mutex_unlock(&pool.mu);
+  return n > 0 ? n : default_threads();
+}
+
+/* Runs chunks of the current job until none are left. Called with mu held;
+ * returns with mu held. */
+static void run_chunks(uint64_t generation) {
+  while (pool.generation == generation && pool.next_chunk < pool.chunks) {
+    int64_t c = pool.next_chunk++;
+    body_fn body = pool.body;
+    void *data = pool.data;
+    /* Balanced split without overflow: the first n % chunks get one more. */
+    int64_t base = pool.n / pool.chunks, extra = pool.n % pool.chunks;
+    int64_t begin = c * base + (c < extra ? c : extra);
+    int64_t end = begin + base + (c < extra ? 1 : 0);
+    pthread_mutex_unlock(&pool.mu);
+    in_parallel_region = 1;
+    body(begin, end, data);
+    in_parallel_region = 0;
+    pthread_mutex_lock(&pool.mu);
+    if (++pool.done_chunks == pool.chunks)
+      pthread_cond_signal(&pool.done_cv);
+  }
+}
+
+static void *worker_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&pool.mu);
+  uint64_t seen = pool.generation;
+  for (;;) {
+    while (pool.generation == seen && !pool.shutdown)
+      pthread_cond_wait(&pool.work_cv, &pool.mu);
+    if (pool.shutdown)
+      break;
+    seen = pool.generation;
+    /* Workers beyond the current thread count sit this job out. */
+    if (pool.helpers_joined >= pool.helpers_allowed)
+      continue;
+    ++pool.helpers_joined;
+    run_chunks(seen);
+  }
+  pthread_mutex_unlock(&pool.mu);
+  return NULL;
+}
+
+/* A forked child has none of the parent's workers; start from scratch
+ * (run_chunks lets a caller finish a job alone, but joining at exit would
+ * touch threads that do not exist). */
+static void reset_in_child(void) {
+  pthread_mutex_init(&pool.mu, NULL);
+  pthread_mutex_init(&pool.submit, NULL);
+  pthread_cond_init(&pool.work_cv, NULL);
+  pthread_cond_init(&pool.done_cv, NULL);
+  free(pool.workers);
+  pool.workers = NULL;
+  pool.num_workers = 0;
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void register_atfork(void) {
+  pthread_atfork(NULL, NULL, reset_in_child);
+}
+
+/* Grows the pool to `want` workers; keeps what it has if creation fails.
+ * Called with mu held. */
+static void ensure_workers(int want) {
+  if (pool.num_workers >= want)
+    return;
+  pthread_once(&atfork_once, register_atfork);
+  pthread_t *grown = realloc(pool.workers, (size_t)want * sizeof(pthread_t));
+  if (!grown)
+    return;
+  pool.workers = grown;
+  while (pool.num_workers < want &&
+         pthread_create(&pool.workers[pool.num_workers], NULL, worker_main,
+                        NULL) == 0)
+    ++pool.num_workers;
+}
+
+void kiln_rt_parallel_for(int64_t n, body_fn body, void *data) {
+  if (n <= 0 || !body)
+    return;
+  int threads = in_parallel_region ? 1 : kiln_rt_get_num_threads();
+  /* One job at a time; a second concurrent caller does its own work. */
+  if (threads <= 1 || n == 1 || pthread_mutex_trylock(&pool.submit) != 0) {
+    body(0, n, data);
+    return;
+  }
+  pthread_mutex_lock(&pool.mu);
+  ensure_workers(threads - 1);
+  int helpers = pool.num_workers < threads - 1 ? pool.num_workers : threads - 1;
+  uint64_t generation = ++pool.generation;
+  pool.body = body;
+  pool.data = data;
+  pool.n = n;
+  pool.chunks = n < helpers + 1 ? n : helpers + 1;
+  pool.next_chunk = 0;
+  pool.done_chunks = 0;
+  pool.helpers_allowed = helpers;
+  pool.helpers_joined = 0;
+  pthread_cond_broadcast(&pool.work_cv);
+  run_chunks(generation);
+  while (pool.done_chunks < pool.chunks)
+    pthread_cond_wait(&pool.done_cv, &pool.mu);
+  pthread_mutex_unlock(&pool.mu);
+  pthread_mutex_unlock(&pool.submit);
+}
+
+/* Workers run code from this library, so they must be gone before it is
+ * unmapped (dlclose of a process that loaded it via ctypes, for instance). */
+__attribute__((destructor)) static void shutdown_pool(void) {
+  pthread_mutex_lock(&pool.mu);
+  pool.shutdown = 1;
+  pthread_cond_broadcast(&pool.work_cv);
+  int count = pool.num_workers;
+  pthread_mutex_unlock(&pool.mu);
+  for (int i = 0; i < count; ++i)
+    pthread_join(pool.workers[i], NULL);
+  free(pool.workers);
+  pool.workers = NULL;
+  pool.num_workers = 0;
+}
