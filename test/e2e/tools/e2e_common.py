@@ -83,7 +83,8 @@ def compare_elementwise(actual, expected, rtol, atol):
     nan_a, nan_b = np.isnan(a), np.isnan(b)
     inf_mismatch = (np.isinf(a) | np.isinf(b)) & ~(nan_a | nan_b) & (a != b)
     finite = np.isfinite(a) & np.isfinite(b)
-    diff = np.where(finite, np.abs(a - b), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.where(finite, np.abs(a - b), 0.0)
     bad = (nan_a != nan_b) | inf_mismatch | (finite & (diff > atol + rtol * np.abs(b)))
     n = int(np.count_nonzero(bad))
     if n == 0:
