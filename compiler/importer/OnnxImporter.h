@@ -1,0 +1,46 @@
+//===- OnnxImporter.h - ONNX model to kiln.graph ----------------*- C++ -*-===//
+//
+// Turns an ONNX ModelProto into a module holding one `func.func @main` of
+// kiln_graph ops. Older opsets are upgraded to the newest operator forms the
+// dialect models. Every failure is reported as one line in `error`; malformed
+// input never crashes the importer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_IMPORTER_ONNXIMPORTER_H
+#define KILN_COMPILER_IMPORTER_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace kiln::importer {
+
+/// Default-domain opsets the importer accepts.
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxOpset = 21;
+
+/// Imports the ONNX model stored at `path`. Loads the kiln_graph and func
+/// dialects into `ctx`. On failure returns `mlir::failure()` and sets `error`
+/// to one line starting with `path`, e.g.
+///   `model.onnx: node 'conv1' (Conv, opset 11): attribute 'strides' must be
+///   ints, got floats`.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnxModel(mlir::MLIRContext &ctx, llvm::StringRef path,
+                std::string &error);
+
+/// Same as importOnnxModel, from the serialized bytes of a ModelProto;
+/// `displayName` stands in for the file name in messages and locations.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnxModelFromBuffer(mlir::MLIRContext &ctx, llvm::StringRef bytes,
+                          llvm::StringRef displayName, std::string &error);
+
+} // namespace kiln::importer
+
+#endif // KILN_COMPILER_IMPORTER_ONNXIMPORTER_H

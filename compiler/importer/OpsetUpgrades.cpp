@@ -1,0 +1,254 @@
+//===- OpsetUpgrades.cpp - older ONNX operator forms to the newest --------===//
+//
+// kiln_graph models each operator in its newest form. Attributes that later
+// opsets turned into inputs become constant operands here, and operators
+// kiln_graph does not model directly (Upsample, Dropout, coerced Softmax)
+// are rewritten into ones it does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/importer/GraphImporter.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace kiln::importer {
+namespace {
+
+/// Removes attribute `name` from `form`, returning it if it was set.
+Attribute take(NodeForm &form, llvm::StringRef name) {
+  form.onnxAttrTypes.erase(name);
+  return form.attrs.erase(name);
+}
+
+/// Moves INTS attribute `name` into operand `index` as a tensor<Nxi64>.
+LogicalResult intsToInput(GraphImporter &im, NodeForm &form,
+                          llvm::StringRef name, unsigned index,
+                          bool required = false) {
+  Attribute attr = take(form, name);
+  if (!attr) {
+    if (required)
+      return im.nodeError("missing required attribute '" + name + "'");
+    return success();
+  }
+  auto ints = dyn_cast<DenseI64ArrayAttr>(attr);
+  if (!ints)
+    return im.nodeError("attribute '" + name + "' must be ints");
+  FailureOr<Value> v = im.constantI64(ints.asArrayRef());
+  if (failed(v))
+    return failure();
+  if (form.operands.size() <= index)
+    form.operands.resize(index + 1);
+  form.operands[index] = *v;
+  return success();
+}
+
+/// Moves FLOAT attribute `name` into operand `index` as a scalar with the
+/// element type of operand 0.
+LogicalResult floatToInput(GraphImporter &im, NodeForm &form,
+                           llvm::StringRef name, unsigned index) {
+  Attribute attr = take(form, name);
+  if (!attr)
+    return success();
+  auto f = dyn_cast<FloatAttr>(attr);
+  if (!f)
+    return im.nodeError("attribute '" + name + "' must be float");
+  if (form.operands.empty() || !form.operands[0])
+    return im.nodeError("missing input #0");
+  FailureOr<Value> v = im.scalarLike(f.getValueAsDouble(), form.operands[0]);
+  if (failed(v))
+    return failure();
+  if (form.operands.size() <= index)
+    form.operands.resize(index + 1);
+  form.operands[index] = *v;
+  return success();
+}
+
+/// Softmax and LogSoftmax before opset 13 normalize over all dims from
+/// `axis` on (the input coerced to 2-D). When `axis` is the last dim that is
+/// the newest semantics; otherwise Flatten -> op(axis=1) -> Reshape back.
+LogicalResult upgradeCoercedSoftmax(GraphImporter &im, NodeForm &form,
+                                    llvm::SmallVectorImpl<Value> &results) {
+  Builder &b = im.getBuilder();
+  int64_t axis = 1;
+  if (Attribute a = take(form, "axis")) {
+    auto i = dyn_cast<IntegerAttr>(a);
+    if (!i)
+      return im.nodeError("attribute 'axis' must be int");
+    axis = i.getInt();
+  }
+  if (form.operands.size() != 1 || !form.operands[0])
+    return im.nodeError("expects exactly one input");
+  Value x = form.operands[0];
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type)
+    return im.nodeError("before opset 13 the input must have a known rank");
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return im.nodeError("axis " + std::to_string(axis) +
+                        " is out of range for rank " + std::to_string(rank));
+  if (axis < 0)
+    axis += rank;
+  if (axis >= rank - 1) {
+    form.attrs.set("axis", b.getI64IntegerAttr(axis));
+    return success();
+  }
+
+  NodeForm flatten;
+  flatten.opType = "Flatten";
+  flatten.operands = {x};
+  flatten.attrs.set("axis", b.getI64IntegerAttr(axis));
+  FailureOr<Operation *> flat = im.emitOp(flatten);
+  if (failed(flat))
+    return failure();
+
+  NodeForm norm;
+  norm.opType = form.opType;
+  norm.operands = {(*flat)->getResult(0)};
+  norm.attrs.set("axis", b.getI64IntegerAttr(1));
+  FailureOr<Operation *> normalized = im.emitOp(norm);
+  if (failed(normalized))
+    return failure();
+
+  FailureOr<Value> shape;
+  if (type.hasStaticShape()) {
+    shape = im.constantI64(type.getShape());
+  } else {
+    NodeForm shapeOf;
+    shapeOf.opType = "Shape";
+    shapeOf.operands = {x};
+    FailureOr<Operation *> s = im.emitOp(shapeOf);
+    shape = failed(s) ? FailureOr<Value>(failure())
+                      : FailureOr<Value>((*s)->getResult(0));
+  }
+  if (failed(shape))
+    return failure();
+
+  NodeForm reshape;
+  reshape.opType = "Reshape";
+  reshape.operands = {(*normalized)->getResult(0), *shape};
+  FailureOr<Operation *> back = im.emitOp(reshape);
+  if (failed(back))
+    return failure();
+  results.push_back((*back)->getResult(0));
+  return success();
+}
+
+/// Resize before opset 11 and Upsample scale with "asymmetric" coordinates
+/// and, for nearest, floor rounding.
+void setLegacyResizeModes(GraphImporter &im, NodeForm &form) {
+  Builder &b = im.getBuilder();
+  auto mode = dyn_cast_or_null<StringAttr>(form.attrs.get("mode"));
+  std::string m = mode ? mode.getValue().str() : "nearest";
+  if (m == "bilinear" || m == "trilinear")
+    m = "linear";
+  form.attrs.set("mode", b.getStringAttr(m));
+  form.onnxAttrTypes["mode"] = "string";
+  form.attrs.set("coordinate_transformation_mode",
+                 b.getStringAttr("asymmetric"));
+  if (m == "nearest")
+    form.attrs.set("nearest_mode", b.getStringAttr("floor"));
+}
+
+LogicalResult upgradeUpsample(GraphImporter &im, NodeForm &form) {
+  form.opType = "Resize";
+  Value x = form.operands.empty() ? Value() : form.operands[0];
+  Value scales;
+  if (Attribute a = take(form, "scales")) {
+    auto floats = dyn_cast<DenseF32ArrayAttr>(a);
+    if (!floats)
+      return im.nodeError("attribute 'scales' must be floats");
+    auto type = RankedTensorType::get({int64_t(floats.size())},
+                                      im.getBuilder().getF32Type());
+    FailureOr<Value> v =
+        im.constant(DenseElementsAttr::get(type, floats.asArrayRef()));
+    if (failed(v))
+      return failure();
+    scales = *v;
+  } else if (form.operands.size() == 2) {
+    scales = form.operands[1];
+  }
+  if (!x || !scales)
+    return im.nodeError("Upsample needs an input and scales");
+  form.operands = {x, Value(), scales, Value()};
+  setLegacyResizeModes(im, form);
+  return success();
+}
+} // namespace
+
+LogicalResult upgradeNode(GraphImporter &im, NodeForm &form,
+                          llvm::SmallVectorImpl<Value> &results) {
+  int64_t opset = im.getOpset();
+  llvm::StringRef op = form.opType;
+  Builder &b = im.getBuilder();
+
+  if (op == "Clip" && opset < 11) {
+    if (failed(floatToInput(im, form, "min", 1)) ||
+        failed(floatToInput(im, form, "max", 2)))
+      return failure();
+    return success();
+  }
+  if ((op == "Squeeze" || op == "Unsqueeze") && opset < 13)
+    return intsToInput(im, form, "axes", 1, /*required=*/op == "Unsqueeze");
+  if (op == "Split") {
+    if (opset < 13 && failed(intsToInput(im, form, "split", 1)))
+      return failure();
+    // Before opset 18 a Split without sizes splits evenly into as many
+    // parts as it has outputs; opset 18 says so with num_outputs.
+    bool hasSplit = form.operands.size() > 1 && form.operands[1];
+    if (opset < 18 && !hasSplit)
+      form.attrs.set("num_outputs", b.getI64IntegerAttr(form.numResults));
+    return success();
+  }
+  if ((op == "ReduceSum" && opset < 13) ||
+      ((op == "ReduceMean" || op == "ReduceMax") && opset < 18))
+    return intsToInput(im, form, "axes", 1);
+  if (op == "Slice" && opset < 10) {
+    if (failed(intsToInput(im, form, "starts", 1, /*required=*/true)) ||
+        failed(intsToInput(im, form, "ends", 2, /*required=*/true)) ||
+        failed(intsToInput(im, form, "axes", 3)))
+      return failure();
+    return success();
+  }
+  if (op == "Pad" && opset < 11) {
+    if (failed(intsToInput(im, form, "pads", 1, /*required=*/true)) ||
+        failed(floatToInput(im, form, "value", 2)))
+      return failure();
+    return success();
+  }
+  if ((op == "Softmax" || op == "LogSoftmax") && opset < 13)
+    return upgradeCoercedSoftmax(im, form, results);
+  if (op == "Resize" && opset < 11) {
+    if (form.operands.size() != 2)
+      return im.nodeError("expects 2 inputs (X, scales)");
+    form.operands = {form.operands[0], Value(), form.operands[1], Value()};
+    setLegacyResizeModes(im, form);
+    return success();
+  }
+  if (op == "Upsample")
+    return upgradeUpsample(im, form);
+  if (op == "Dropout") {
+    // Inference only: Dropout is the identity. An unused mask output is
+    // dropped; a used one is rejected when outputs are bound.
+    form.opType = "Identity";
+    form.operands.resize(1);
+    form.attrs = NamedAttrList();
+    form.onnxAttrTypes.clear();
+    form.numResults = 1;
+    return success();
+  }
+  if (op == "BatchNormalization") {
+    // Legacy attributes with no effect in inference, except spatial=0
+    // (per-activation statistics), which kiln does not implement.
+    if (auto spatial = dyn_cast_or_null<IntegerAttr>(take(form, "spatial")))
+      if (spatial.getInt() == 0)
+        return im.nodeError("unsupported: spatial=0");
+    take(form, "consumed_inputs");
+    take(form, "is_test");
+    return success();
+  }
+  return success();
+}
+
+} // namespace kiln::importer
