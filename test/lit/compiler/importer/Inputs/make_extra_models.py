@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""Writes legacy-opset models for the importer's upgrade tests into extra/.
+
+    /usr/bin/python3 test/lit/compiler/importer/Inputs/make_extra_models.py
+
+Needs onnx 1.12 and numpy (Debian's /usr/bin/python3). Valid models pass
+onnx.checker; broken_* ones are rejected by the importer on purpose.
+"""
+
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "extra")
+F = TensorProto.FLOAT
+
+
+def vi(name, shape, elem=F):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def save(nodes, name, inputs, outputs, inits=(), opset=9, check=True):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="kiln-extra-models")
+    m.ir_version = 7
+    if check:
+        onnx.checker.check_model(m, full_check=True)
+    with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    # Opset 9: Upsample, attribute-form Slice and Pad, Dropout, coerced Softmax.
+    save([
+        helper.make_node("Upsample", ["x", "scales"], ["u"], mode="nearest"),
+        helper.make_node("Slice", ["u"], ["s"], starts=[1], ends=[7], axes=[3]),
+        helper.make_node("Pad", ["s"], ["p"], pads=[0, 0, 0, 1, 0, 0, 0, 1], value=0.5),
+        helper.make_node("Dropout", ["p"], ["d", "mask"], ratio=0.1),
+        helper.make_node("Softmax", ["d"], ["y"], axis=1),
+    ], "opset9_legacy", [vi("x", [1, 2, 3, 4])], [vi("y", [1, 2, 6, 8])], [scales])
+    # Opset 10: Resize with (X, scales) and asymmetric coordinates.
+    save([helper.make_node("Resize", ["x", "scales"], ["y"], mode="linear")],
+         "opset10_resize", [vi("x", [1, 2, 3, 4])], [vi("y", [1, 2, 6, 8])], [scales],
+         opset=10)
+    # MaxPool's Indices output feeding a graph output is not supported.
+    save([helper.make_node("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2])],
+         "broken_maxpool_indices", [vi("x", [1, 1, 4, 4])],
+         [vi("y", [1, 1, 3, 3]), vi("idx", [1, 1, 3, 3], TensorProto.INT64)], opset=12)
+
+
+if __name__ == "__main__":
+    main()
