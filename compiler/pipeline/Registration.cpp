@@ -2,6 +2,7 @@
 
 #include "compiler/pipeline/Registration.h"
 #include "dialects/graph/GraphDialect.h"
+#include "lowering/to-linalg/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -15,6 +16,9 @@ void registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
 }
 
-void registerAllPasses() { mlir::registerAllPasses(); }
+void registerAllPasses() {
+  mlir::registerAllPasses();
+  registerKilnToLinalgPasses();
+}
 
 } // namespace kiln

@@ -58,7 +58,7 @@ class Graph_Op<string mnemonic, list<Trait> traits = []>
 }
 
 class Graph_UnaryOp<string mnemonic, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat(traits, [Elementwise])> {
+    : Graph_Op<mnemonic, traits> {
   let arguments = (ins AnyTensor:$X);
   let results = (outs AnyTensor:$Y);
   let inferBody = [{ return ::kiln::graph::inferSameAs(adaptor.getX(), types); }];
@@ -71,7 +71,7 @@ class Graph_FloatUnaryOp<string mnemonic, list<Trait> traits = []>
 
 // Binary ops with ONNX multidirectional broadcasting.
 class Graph_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat(traits, [Elementwise])> {
+    : Graph_Op<mnemonic, traits> {
   let arguments = (ins AnyTensor:$A, AnyTensor:$B);
   let results = (outs AnyTensor:$C);
   let inferBody = [{

@@ -16,7 +16,11 @@ OpFoldResult NoValueOp::fold(FoldAdaptor) { return UnitAttr::get(getContext()); 
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-OpFoldResult IdentityOp::fold(FoldAdaptor) { return getX(); }
+// The result type may be more precise than the operand's; folding then would
+// change the type users see.
+OpFoldResult IdentityOp::fold(FoldAdaptor) {
+  return getX().getType() == getType() ? getX() : Value();
+}
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
@@ -27,14 +31,18 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ShapeOp::fold(FoldAdaptor) {
   auto in = dyn_cast<RankedTensorType>(getData().getType());
   auto out = dyn_cast<RankedTensorType>(getType());
-  if (!in || !in.hasStaticShape() || !out || !out.hasStaticShape())
+  if (!in || !out || !out.hasStaticShape())
     return {};
   int64_t r = in.getRank();
   int64_t start = getStart().value_or(0), end = getEnd().value_or(r);
   start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
   end = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
+  // Only the selected dims need to be static.
   SmallVector<int64_t> dims(in.getShape().begin() + start,
                             in.getShape().begin() + std::max(start, end));
+  if (llvm::any_of(dims, ShapedType::isDynamic) ||
+      out.getNumElements() != (int64_t)dims.size())
+    return {};
   return DenseIntElementsAttr::get(out, dims);
 }
 

@@ -46,7 +46,7 @@ def Graph_IdentityOp : Graph_UnaryOp<"Identity"> {
   let hasFolder = 1;
 }
 
-def Graph_CastOp : Graph_Op<"Cast", [Elementwise]> {
+def Graph_CastOp : Graph_Op<"Cast"> {
   let summary = "ONNX Cast; `to` is an ONNX TensorProto.DataType code";
   let arguments = (ins AnyTensor:$input, I64Attr:$to,
                    DefaultValuedAttr<I64Attr, "1">:$saturate);
@@ -67,21 +67,22 @@ def Graph_PowOp : Graph_BinaryOp<"Pow"> {
   let summary = "ONNX Pow: the result has the element type of the base";
   let inferBody = [{
     return ::kiln::graph::inferBroadcast(loc, {adaptor.getA(), adaptor.getB()},
-        ::mlir::getElementTypeOrSelf(adaptor.getA().getType()), types);
+        ::mlir::getElementTypeOrSelf(adaptor.getA().getType()), types,
+        /*firstSameElt=*/-1);
   }];
 }
 def Graph_EqualOp : Graph_CompareOp<"Equal">;
 def Graph_LessOp : Graph_CompareOp<"Less">;
 def Graph_GreaterOp : Graph_CompareOp<"Greater">;
 
-def Graph_WhereOp : Graph_Op<"Where", [Elementwise]> {
+def Graph_WhereOp : Graph_Op<"Where"> {
   let arguments = (ins TensorOf<[I1]>:$condition, AnyTensor:$X, AnyTensor:$Y);
   let results = (outs AnyTensor:$output);
   let inferBody = [{
     return ::kiln::graph::inferBroadcast(loc,
         {adaptor.getCondition(), adaptor.getX(), adaptor.getY()},
         ::mlir::getElementTypeOrSelf(adaptor.getX().getType()), types,
-        /*firstChecked=*/1);
+        /*firstSameElt=*/1);
   }];
 }
 
@@ -111,7 +112,7 @@ def Graph_GeluOp : Graph_FloatUnaryOp<"Gelu"> {
                    DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
 }
 
-def Graph_ClipOp : Graph_Op<"Clip", [Elementwise]> {
+def Graph_ClipOp : Graph_Op<"Clip"> {
   let summary = "ONNX Clip; min/max are optional scalar inputs";
   let arguments = (ins AnyTensor:$input, Graph_TensorOrNone:$min,
                    Graph_TensorOrNone:$max);

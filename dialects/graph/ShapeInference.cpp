@@ -184,11 +184,19 @@ LogicalResult inferGemm(Loc loc, GemmOp::Adaptor op, Types &types) {
   if (ka != kDyn && kb != kDyn && ka != kb)
     return emitOptionalError(loc, "Gemm contraction dims differ: ", ka, " vs ",
                              kb);
+  if (a.getElementType() != b.getElementType())
+    return emitOptionalError(loc, "Gemm operand element types differ");
+  // C broadcasts unidirectionally to [M, N].
   if (auto c = rankedOrNull(op.getC())) {
-    if (c.getRank() > 2 ||
-        failed(broadcastShapes(loc, {m, n}, c.getShape())))
-      return emitOptionalError(loc, "Gemm C is not broadcastable to [", m,
-                               ", ", n, "]");
+    int64_t mn[2] = {m, n};
+    bool ok = c.getRank() <= 2;
+    for (int64_t i = 0; ok && i < c.getRank(); ++i) {
+      int64_t d = c.getDimSize(c.getRank() - 1 - i), want = mn[1 - i];
+      ok = d == 1 || d == kDyn || want == kDyn || d == want;
+    }
+    if (!ok)
+      return emitOptionalError(loc, "Gemm C of shape [", c.getShape(),
+                               "] is not broadcastable to [", m, ", ", n, "]");
   }
   types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
   return success();
@@ -205,10 +213,15 @@ FailureOr<SmallVector<int64_t>> resolvePads(Loc loc, ArrayRef<int64_t> in,
     if (v && v->size() != want)
       return emitOptionalError(loc, "'", name, "' must have ", want,
                                " values, got ", v->size());
-    if (v && llvm::any_of(*v, [](int64_t x) { return x < 0; }))
-      return emitOptionalError(loc, "'", name, "' must be non-negative");
+    if (v && llvm::any_of(*v, [&](int64_t x) {
+          return name == "pads" ? x < 0 : x <= 0;
+        }))
+      return emitOptionalError(loc, "'", name, "' must be ",
+                               name == "pads" ? "non-negative" : "positive");
     return success();
   };
+  if (llvm::any_of(p.kernel, [](int64_t k) { return k <= 0 && k != kDyn; }))
+    return emitOptionalError(loc, "kernel dims must be positive");
   if (failed(check(p.strides, n, "strides")) ||
       failed(check(p.dilations, n, "dilations")) ||
       failed(check(p.pads, 2 * n, "pads")))
@@ -224,9 +237,9 @@ FailureOr<SmallVector<int64_t>> resolvePads(Loc loc, ArrayRef<int64_t> in,
   if (p.autoPad != "SAME_UPPER" && p.autoPad != "SAME_LOWER")
     return emitOptionalError(loc, "unknown auto_pad '", p.autoPad, "'");
   for (size_t i = 0; i < n; ++i) {
-    if (in[i] == kDyn)
+    if (in[i] == kDyn || p.kernel[i] == kDyn)
       return emitOptionalError(loc, "auto_pad ", p.autoPad,
-                               " needs static spatial dims");
+                               " needs static spatial and kernel dims");
     int64_t s = p.strides ? (*p.strides)[i] : 1;
     int64_t d = p.dilations ? (*p.dilations)[i] : 1;
     int64_t out = (in[i] + s - 1) / s;
@@ -241,19 +254,28 @@ FailureOr<SmallVector<int64_t>> resolvePads(Loc loc, ArrayRef<int64_t> in,
 
 FailureOr<SmallVector<int64_t>> inferWindowOutput(Loc loc, ArrayRef<int64_t> in,
                                                   const WindowParams &p) {
-  auto pads = resolvePads(loc, in, p);
+  // SAME_* pads depend on the extents, but the output does not: resolve pads
+  // only where they are computable and validate the attributes once.
+  bool same = p.autoPad == "SAME_UPPER" || p.autoPad == "SAME_LOWER";
+  bool allStatic = llvm::none_of(in, ShapedType::isDynamic) &&
+                   llvm::none_of(p.kernel, ShapedType::isDynamic);
+  WindowParams checked = p;
+  if (same && !allStatic)
+    checked.autoPad = "VALID";
+  auto pads = resolvePads(loc, in, checked);
   if (failed(pads))
     return failure();
   size_t n = in.size();
   SmallVector<int64_t> out(n, kDyn);
   for (size_t i = 0; i < n; ++i) {
-    if (in[i] == kDyn)
-      continue;
     int64_t s = p.strides ? (*p.strides)[i] : 1;
     int64_t d = p.dilations ? (*p.dilations)[i] : 1;
-    if (s <= 0 || d <= 0 || p.kernel[i] <= 0)
-      return emitOptionalError(loc, "kernel, strides and dilations must be "
-                                    "positive");
+    if (same && in[i] != kDyn) {
+      out[i] = (in[i] + s - 1) / s;
+      continue;
+    }
+    if (in[i] == kDyn || p.kernel[i] == kDyn)
+      continue;
     int64_t padded = in[i] + (*pads)[i] + (*pads)[i + n];
     int64_t window = (p.kernel[i] - 1) * d + 1;
     if (padded < window)
@@ -294,7 +316,10 @@ LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types) {
       return emitOptionalError(loc, "Conv bias must be 1-D of size ", m);
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   if (auto ks = op.getKernelShape()) {
-    if (!llvm::equal(*ks, kernel) && llvm::none_of(kernel, ShapedType::isDynamic))
+    bool match = ks->size() == kernel.size();
+    for (size_t i = 0; match && i < kernel.size(); ++i)
+      match = kernel[i] == kDyn || kernel[i] == (*ks)[i];
+    if (!match)
       return emitOptionalError(loc, "kernel_shape does not match W");
     kernel.assign(ks->begin(), ks->end());
   }
@@ -315,6 +340,9 @@ LogicalResult inferConvTranspose(Loc loc, ConvTransposeOp::Adaptor op,
   if (!x || !w || x.getRank() < 3 || x.getRank() != w.getRank())
     return emitOptionalError(loc, "ConvTranspose needs ranked X and W of "
                                   "equal rank >= 3");
+  if (x.getElementType() != w.getElementType())
+    return emitOptionalError(loc, "ConvTranspose X and W element types "
+                                  "differ");
   int64_t group = op.getGroup();
   if (group <= 0)
     return emitOptionalError(loc, "group must be positive");
@@ -326,40 +354,54 @@ LogicalResult inferConvTranspose(Loc loc, ConvTransposeOp::Adaptor op,
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   if (auto ks = op.getKernelShape())
     kernel.assign(ks->begin(), ks->end());
+  StringRef autoPad = op.getAutoPad();
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return emitOptionalError(loc, "unknown auto_pad '", autoPad, "'");
+  auto check = [&](std::optional<ArrayRef<int64_t>> v, size_t want,
+                   StringRef name, int64_t min) -> LogicalResult {
+    if (v && v->size() != want)
+      return emitOptionalError(loc, "'", name, "' must have ", want,
+                               " values, got ", v->size());
+    if (v && llvm::any_of(*v, [&](int64_t e) { return e < min && e != kDyn; }))
+      return emitOptionalError(loc, "'", name, "' values must be >= ", min);
+    return success();
+  };
+  if (failed(check(kernel, n, "kernel_shape", 1)) ||
+      failed(check(op.getStrides(), n, "strides", 1)) ||
+      failed(check(op.getDilations(), n, "dilations", 1)) ||
+      failed(check(op.getPads(), 2 * n, "pads", 0)) ||
+      failed(check(op.getOutputPadding(), n, "output_padding", 0)) ||
+      failed(check(op.getOutputShape(), n, "output_shape", 0)))
+    return failure();
   auto get = [&](std::optional<ArrayRef<int64_t>> v, size_t i, int64_t def) {
-    return v && i < v->size() ? (*v)[i] : def;
+    return v ? (*v)[i] : def;
   };
   int64_t m = w.getDimSize(1) == kDyn ? kDyn : w.getDimSize(1) * group;
   SmallVector<int64_t> out{x.getDimSize(0), m};
-  StringRef autoPad = op.getAutoPad();
   for (size_t i = 0; i < n; ++i) {
     int64_t in = x.getDimSize(i + 2);
-    if (auto os = op.getOutputShape()) {
-      if (os->size() != n)
-        return emitOptionalError(loc, "output_shape must have ", n, " values");
-      out.push_back((*os)[i]);
-      continue;
-    }
-    if (in == kDyn) {
-      out.push_back(kDyn);
-      continue;
-    }
     int64_t s = get(op.getStrides(), i, 1), d = get(op.getDilations(), i, 1);
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    int64_t outPad = get(op.getOutputPadding(), i, 0);
+    if (outPad >= s && outPad >= d)
+      return emitOptionalError(loc, "output_padding must be smaller than "
+                                    "the stride or the dilation");
+    if (auto os = op.getOutputShape()) {
+      out.push_back((*os)[i]);
+    } else if (in == kDyn || kernel[i] == kDyn) {
+      out.push_back(kDyn);
+    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       out.push_back(in * s);
-      continue;
+    } else {
+      int64_t pads = 0;
+      if (autoPad == "NOTSET")
+        pads = get(op.getPads(), i, 0) + get(op.getPads(), i + n, 0);
+      int64_t o = s * (in - 1) + outPad + (kernel[i] - 1) * d + 1 - pads;
+      if (o <= 0)
+        return emitOptionalError(loc, "ConvTranspose output dim ", i,
+                                 " is not positive");
+      out.push_back(o);
     }
-    int64_t pb = 0, pe = 0;
-    if (autoPad == "NOTSET") {
-      pb = get(op.getPads(), i, 0);
-      pe = get(op.getPads(), i + n, 0);
-    }
-    int64_t o = s * (in - 1) + get(op.getOutputPadding(), i, 0) +
-                (kernel[i] - 1) * d + 1 - pb - pe;
-    if (o <= 0)
-      return emitOptionalError(loc, "ConvTranspose output dim ", i,
-                               " is not positive");
-    out.push_back(o);
   }
   types.push_back(RankedTensorType::get(out, x.getElementType()));
   return success();
@@ -423,8 +465,8 @@ LogicalResult inferLayerNorm(Loc loc, LayerNormalizationOp::Adaptor op,
     auto t = rankedOrNull(v);
     if (!t)
       continue;
-    if (failed(broadcastShapes(loc, normShape, t.getShape())) ||
-        t.getRank() > (int64_t)normShape.size())
+    if (t.getRank() > (int64_t)normShape.size() ||
+        failed(broadcastShapes(std::nullopt, normShape, t.getShape())))
       return emitOptionalError(loc, "LayerNormalization scale/bias shape is "
                                     "not broadcastable to the normalized "
                                     "shape");

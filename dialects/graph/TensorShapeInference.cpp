@@ -4,6 +4,9 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 
 namespace kiln::graph {
@@ -191,6 +194,9 @@ LogicalResult inferSplit(Loc loc, SplitOp::Adaptor op, Types &types) {
   Type elt = getElementTypeOrSelf(op.getInput().getType());
   std::optional<SmallVector<int64_t>> sizes;
   int64_t count;
+  if (!isNoValue(op.getSplit()) && op.getNumOutputs())
+    return emitOptionalError(loc, "Split takes 'split' or 'num_outputs', not "
+                                  "both");
   if (!isNoValue(op.getSplit())) {
     sizes = getConstantInts(op.getSplit());
     count = vectorLength(op.getSplit());
@@ -214,11 +220,14 @@ LogicalResult inferSplit(Loc loc, SplitOp::Adaptor op, Types &types) {
     return failure();
   int64_t dim = in.getDimSize(*axis);
   if (!sizes && isNoValue(op.getSplit()) && dim != kDyn) {
-    // ONNX: equal chunks, the last one smaller if not divisible.
+    // ONNX: chunks of ceil(dim / count), only the last one smaller.
     int64_t chunk = (dim + count - 1) / count;
-    sizes.emplace();
-    for (int64_t i = 0; i < count; ++i)
-      sizes->push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+    int64_t last = dim - chunk * (count - 1);
+    if (last < 0)
+      return emitOptionalError(loc, "Split of a dim of ", dim, " into ", count,
+                               " outputs leaves no last chunk");
+    sizes.emplace(count - 1, chunk);
+    sizes->push_back(last);
   }
   if (sizes) {
     int64_t total = 0;
@@ -239,56 +248,54 @@ LogicalResult inferSplit(Loc loc, SplitOp::Adaptor op, Types &types) {
   return success();
 }
 
-FailureOr<SliceBounds> computeSliceBounds(Loc loc, SliceOp::Adaptor op) {
+/// Slice bounds along every axis. Fails (with a diagnostic) on malformed
+/// constant parameters; nullopt when a parameter is not constant, or when a
+/// dynamic dim is sliced and `allowDynamic` is false (else its size is kDyn).
+static FailureOr<std::optional<SliceBounds>>
+sliceBounds(Loc loc, SliceOp::Adaptor op, bool allowDynamic) {
   auto in = rankedOrNull(op.getData());
   auto starts = getConstantInts(op.getStarts());
   auto ends = getConstantInts(op.getEnds());
-  if (!in || !starts || !ends)
-    return failure();
-  int64_t r = in.getRank();
-  SmallVector<int64_t> axes, steps(starts->size(), 1);
-  if (isNoValue(op.getAxes())) {
-    for (size_t i = 0; i < starts->size(); ++i)
-      axes.push_back(i);
-  } else if (auto a = getConstantInts(op.getAxes())) {
-    axes = *a;
-  } else {
-    return failure();
-  }
-  if (!isNoValue(op.getSteps())) {
-    auto s = getConstantInts(op.getSteps());
-    if (!s)
-      return failure();
-    steps = *s;
-  }
-  if (axes.size() != starts->size() || ends->size() != starts->size() ||
-      steps.size() != starts->size())
+  std::optional<SmallVector<int64_t>> axes, steps;
+  if (isNoValue(op.getAxes()) && starts)
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
+  else if (!isNoValue(op.getAxes()))
+    axes = getConstantInts(op.getAxes());
+  if (isNoValue(op.getSteps()) && starts)
+    steps = SmallVector<int64_t>(starts->size(), 1);
+  else if (!isNoValue(op.getSteps()))
+    steps = getConstantInts(op.getSteps());
+  if (!in || !starts || !ends || !axes || !steps)
+    return std::optional<SliceBounds>();
+  if (axes->size() != starts->size() || ends->size() != starts->size() ||
+      steps->size() != starts->size())
     return emitOptionalError(loc, "Slice starts/ends/axes/steps lengths "
                                   "differ");
+  int64_t r = in.getRank();
   SliceBounds b;
   b.starts.assign(r, 0);
   b.steps.assign(r, 1);
   b.sizes.assign(in.getShape().begin(), in.getShape().end());
   SmallVector<bool> seen(r, false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    auto axis = normalizeAxis(loc, axes[i], r);
+  bool partialDynamic = false;
+  for (size_t i = 0; i < axes->size(); ++i) {
+    auto axis = normalizeAxis(loc, (*axes)[i], r);
     if (failed(axis))
       return failure();
     if (seen[*axis])
-      return emitOptionalError(loc, "Slice axis repeated");
+      return emitOptionalError(loc, "Slice axis ", *axis, " repeated");
     seen[*axis] = true;
-    int64_t dim = in.getDimSize(*axis), step = steps[i];
+    int64_t dim = in.getDimSize(*axis), step = (*steps)[i];
+    int64_t s = (*starts)[i], e = (*ends)[i];
     if (step == 0)
       return emitOptionalError(loc, "Slice step must not be 0");
     if (dim == kDyn) {
       // Only the full-range slice of a dynamic dim keeps it known.
-      bool full = step == 1 && (*starts)[i] == 0 &&
-                  (*ends)[i] >= std::numeric_limits<int32_t>::max();
-      if (!full)
-        return failure();
+      bool full = step == 1 && s == 0 &&
+                  e >= std::numeric_limits<int32_t>::max();
+      partialDynamic |= !full;
       continue;
     }
-    int64_t s = (*starts)[i], e = (*ends)[i];
     if (s < 0)
       s += dim;
     if (e < 0)
@@ -300,30 +307,51 @@ FailureOr<SliceBounds> computeSliceBounds(Loc loc, SliceOp::Adaptor op) {
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
     }
+    // ceil((e - s) / step), as a count of visited indices.
     int64_t n = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
     b.starts[*axis] = s;
     b.steps[*axis] = step;
     b.sizes[*axis] = std::max<int64_t>(0, n);
   }
-  return b;
+  if (partialDynamic && !allowDynamic)
+    return std::optional<SliceBounds>();
+  return std::optional<SliceBounds>(std::move(b));
+}
+
+FailureOr<SliceBounds> computeSliceBounds(Loc loc, SliceOp::Adaptor op) {
+  auto b = sliceBounds(loc, op, /*allowDynamic=*/false);
+  if (failed(b) || !*b)
+    return failure();
+  return std::move(**b);
 }
 
 LogicalResult inferSlice(Loc loc, SliceOp::Adaptor op, Types &types) {
   auto in = rankedOrNull(op.getData());
   if (!in)
     return pushUnranked(types, op.getData());
-  // Report malformed constant parameters; anything non-constant or dynamic
-  // gives dynamic extents.
-  auto bounds = computeSliceBounds(std::nullopt, op);
-  if (failed(bounds)) {
-    if (getConstantInts(op.getStarts()) && getConstantInts(op.getEnds()) &&
-        failed(computeSliceBounds(loc, op)) &&
-        llvm::none_of(in.getShape(), ShapedType::isDynamic))
-      return failure();
-    return pushRanked(types, SmallVector<int64_t>(in.getRank(), kDyn),
-                      in.getElementType());
+  auto bounds = sliceBounds(loc, op, /*allowDynamic=*/true);
+  if (failed(bounds))
+    return failure();
+  if (*bounds)
+    return pushRanked(types, (*bounds)->sizes, in.getElementType());
+  // Non-constant parameters: the sliced axes become dynamic when known,
+  // all of them otherwise.
+  SmallVector<int64_t> out(in.getRank(), kDyn);
+  std::optional<SmallVector<int64_t>> axes;
+  if (isNoValue(op.getAxes()) && vectorLength(op.getStarts()) != kDyn)
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, vectorLength(op.getStarts())));
+  else if (!isNoValue(op.getAxes()))
+    axes = getConstantInts(op.getAxes());
+  if (axes) {
+    out.assign(in.getShape().begin(), in.getShape().end());
+    for (int64_t a : *axes) {
+      auto n = normalizeAxis(loc, a, in.getRank());
+      if (failed(n))
+        return failure();
+      out[*n] = kDyn;
+    }
   }
-  return pushRanked(types, bounds->sizes, in.getElementType());
+  return pushRanked(types, out, in.getElementType());
 }
 
 LogicalResult inferGather(Loc loc, GatherOp::Adaptor op, Types &types) {
@@ -374,6 +402,11 @@ LogicalResult inferSqueeze(Loc loc, SqueezeOp::Adaptor op, Types &types) {
 LogicalResult inferUnsqueeze(Loc loc, UnsqueezeOp::Adaptor op, Types &types) {
   auto in = rankedOrNull(op.getData());
   auto axes = getConstantInts(op.getAxes());
+  if (in && !axes && vectorLength(op.getAxes()) != kDyn)
+    return pushRanked(types,
+                      SmallVector<int64_t>(
+                          in.getRank() + vectorLength(op.getAxes()), kDyn),
+                      in.getElementType());
   if (!in || !axes)
     return pushUnranked(types, op.getData());
   int64_t r = in.getRank() + axes->size();
@@ -474,20 +507,46 @@ LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
       axes.push_back(i);
   }
   SmallVector<int64_t> out(in.getShape());
-  auto sizes = isNoValue(op.getSizes()) ? std::nullopt
-                                        : getConstantInts(op.getSizes());
-  auto scales = isNoValue(op.getScales()) ? std::nullopt
-                                          : getConstantFloats(op.getScales());
-  // An empty scales tensor means "use sizes" (opset 11-12 style).
-  if (scales && scales->empty())
-    scales.reset();
-  if (sizes && !sizes->empty()) {
+  bool hasSizes = !isNoValue(op.getSizes()) && vectorLength(op.getSizes()) != 0;
+  bool hasScales =
+      !isNoValue(op.getScales()) && vectorLength(op.getScales()) != 0;
+  // An empty scales or sizes tensor means "absent" (opset 11-12 style).
+  if (hasSizes && hasScales)
+    return emitOptionalError(loc, "Resize takes 'scales' or 'sizes', not both");
+  std::optional<SmallVector<int64_t>> sizes;
+  std::optional<SmallVector<double>> scales;
+  if (hasSizes)
+    sizes = getConstantInts(op.getSizes());
+  if (hasScales)
+    scales = getConstantFloats(op.getScales());
+  StringRef policy = op.getKeepAspectRatioPolicy();
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return emitOptionalError(loc, "unknown keep_aspect_ratio_policy '", policy,
+                             "'");
+  if (sizes && policy != "stretch") {
     if (sizes->size() != axes.size())
       return emitOptionalError(loc, "Resize sizes has ", sizes->size(),
                                " values for ", axes.size(), " axes");
-    if (op.getKeepAspectRatioPolicy() != "stretch")
-      return emitOptionalError(loc, "Resize keep_aspect_ratio_policy other "
-                                    "than 'stretch' is not supported");
+    // One scale for all axes, then out = round(scale * in) (ONNX round_int).
+    float scale = policy == "not_larger" ? std::numeric_limits<float>::max()
+                                         : 0.0f;
+    bool known = true;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t d = in.getDimSize(axes[i]);
+      known &= d != kDyn && d != 0;
+      if (!known)
+        break;
+      float s = static_cast<float>((*sizes)[i]) / static_cast<float>(d);
+      scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+    }
+    for (int64_t a : axes)
+      out[a] = known ? static_cast<int64_t>(std::floor(
+                           scale * static_cast<float>(out[a]) + 0.5f))
+                     : kDyn;
+  } else if (sizes) {
+    if (sizes->size() != axes.size())
+      return emitOptionalError(loc, "Resize sizes has ", sizes->size(),
+                               " values for ", axes.size(), " axes");
     for (size_t i = 0; i < axes.size(); ++i)
       out[axes[i]] = (*sizes)[i];
   } else if (scales) {
@@ -497,12 +556,17 @@ LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
     for (size_t i = 0; i < axes.size(); ++i) {
       if ((*scales)[i] <= 0)
         return emitOptionalError(loc, "Resize scales must be positive");
+      // floor(in * scale) in single precision, as ONNX computes it.
       int64_t &d = out[axes[i]];
       if (d != kDyn)
-        d = (int64_t)std::floor(d * (*scales)[i]);
+        d = static_cast<int64_t>(std::floor(
+            static_cast<float>(d) * static_cast<float>((*scales)[i])));
     }
+  } else if (hasSizes || hasScales) {
+    for (int64_t a : axes)
+      out[a] = kDyn;
   } else {
-    out.assign(r, kDyn);
+    return emitOptionalError(loc, "Resize needs 'scales' or 'sizes'");
   }
   return pushRanked(types, out, in.getElementType());
 }

@@ -1,0 +1,167 @@
+//===- CompileCommands.cpp - import, compile, ops, targets ----------------===//
+
+#include "compiler/driver/Commands.h"
+#include "compiler/importer/OnnxImporter.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "compiler/pipeline/Registration.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+using namespace mlir;
+
+namespace kiln::driver {
+
+/// A context with every dialect kiln's pipelines use, multithreading off
+/// (compiles are parallelized across models, not within one).
+static std::unique_ptr<MLIRContext> makeContext() {
+  static bool passesRegistered = [] {
+    registerAllPasses();
+    return true;
+  }();
+  (void)passesRegistered;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry,
+                                           MLIRContext::Threading::DISABLED);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
+                                                     const std::string &path) {
+  std::string error;
+  auto module = importer::importOnnxModel(ctx, path, error);
+  if (failed(module)) {
+    fail(error);
+    return failure();
+  }
+  return module;
+}
+
+int runImport(const Args &args) {
+  if (args.size() != 1)
+    return fail("usage: kiln import MODEL.onnx");
+  auto ctx = makeContext();
+  auto module = importOrFail(*ctx, args[0]);
+  if (failed(module))
+    return 1;
+  (*module)->print(llvm::outs());
+  llvm::outs() << "\n";
+  return 0;
+}
+
+int runCompile(const Args &args) {
+  CompileOptions options;
+  std::string input;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= args.size())
+        return false;
+      out = args[++i];
+      return true;
+    };
+    bool ok = true;
+    if (a == "-o")
+      ok = value(options.outputPath);
+    else if (a == "--target")
+      ok = value(options.target);
+    else if (a == "--cpu")
+      ok = value(options.targetOptions.cpu);
+    else if (a == "--features")
+      ok = value(options.targetOptions.features);
+    else if (a == "--header")
+      ok = value(options.headerPath);
+    else if (a == "--dump-ir")
+      options.dumpIR = true;
+    else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' &&
+             a[2] <= '3')
+      options.targetOptions.optLevel = a[2] - '0';
+    else if (!a.empty() && a[0] == '-')
+      return fail("unknown option '" + a + "' for compile");
+    else if (input.empty())
+      input = a;
+    else
+      return fail("more than one input model given");
+    if (!ok)
+      return fail("option '" + a + "' needs a value");
+  }
+  if (input.empty() || options.outputPath.empty())
+    return fail("usage: kiln compile MODEL.onnx -o MODEL.so [--target NAME]");
+  registerAllTargets();
+  if (!createTarget(options.target))
+    return fail("unknown target '" + options.target + "' (see kiln targets)");
+  auto ctx = makeContext();
+  auto module = importOrFail(*ctx, input);
+  if (failed(module))
+    return 1;
+  if (llvm::Error err = compileModelLibrary(**module, options)) {
+    std::string msg = llvm::toString(std::move(err));
+    return fail(input + ": " + msg);
+  }
+  return 0;
+}
+
+int runOps(const Args &) {
+  auto ctx = makeContext();
+  for (const std::string &op : getSupportedOpTypes(*ctx))
+    std::printf("%s\n", op.c_str());
+  return 0;
+}
+
+int runTargets(const Args &) {
+  registerAllTargets();
+  for (const std::string &name : getRegisteredTargetNames()) {
+    auto target = createTarget(name);
+    std::printf("%-10s %-22s %s (default cpu %s)\n", name.c_str(),
+                target->getTriple().c_str(),
+                target->getDescription().str().c_str(),
+                target->getDefaultCpu().c_str());
+  }
+  return 0;
+}
+
+int inspectOnnx(const std::string &path) {
+  auto ctx = makeContext();
+  auto module = importOrFail(*ctx, path);
+  if (failed(module))
+    return 1;
+  auto entry = (*module)->lookupSymbol<func::FuncOp>("main");
+  llvm::outs() << "ONNX model " << path << "\n";
+  auto printTensors = [&](llvm::StringRef role, TypeRange types,
+                          auto attrsAt) {
+    for (auto [i, t] : llvm::enumerate(types)) {
+      DictionaryAttr attrs = attrsAt(i);
+      auto name = attrs ? attrs.getAs<StringAttr>("kiln.name") : StringAttr();
+      llvm::outs() << "  " << role << " " << i << ": "
+                   << (name ? name.getValue() : "") << " " << t << "\n";
+    }
+  };
+  printTensors("input", entry.getFunctionType().getInputs(),
+               [&](unsigned i) { return entry.getArgAttrDict(i); });
+  printTensors("output", entry.getFunctionType().getResults(),
+               [&](unsigned i) { return entry.getResultAttrDict(i); });
+  llvm::StringMap<unsigned> counts;
+  entry.walk([&](Operation *op) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (name.consume_front("kiln_graph.") && name != "NoValue" &&
+        name != "Constant")
+      ++counts[name];
+  });
+  std::vector<std::string> names;
+  for (auto &c : counts)
+    names.push_back(c.getKey().str());
+  llvm::sort(names);
+  llvm::outs() << "  ops:";
+  for (const std::string &n : names)
+    llvm::outs() << " " << n << "x" << counts[n];
+  llvm::outs() << "\n";
+  return 0;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,166 @@
+//===- Pipeline.cpp - kiln.graph module to model library ------------------===//
+
+#include "compiler/pipeline/Pipeline.h"
+#include "dialects/graph/GraphDialect.h"
+#include "lowering/emit/ModelLibrary.h"
+#include "lowering/to-linalg/Passes.h"
+#include "lowering/to-linalg/Patterns.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+void buildGraphPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// Collects the first error diagnostic as a single line "loc: message".
+class FirstErrorHandler {
+public:
+  explicit FirstErrorHandler(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error &&
+              message.empty()) {
+            std::string loc;
+            llvm::raw_string_ostream os(loc);
+            if (auto name = dyn_cast<NameLoc>(diag.getLocation()))
+              os << "node '" << name.getName().getValue() << "': ";
+            message = loc + diag.str();
+          }
+          return success();
+        }) {}
+  std::string message;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
+                             llvm::StringRef stage, bool dump) {
+  PassManager pm(module.getContext());
+  static_cast<OpPassManager &>(pm) = pipeline;
+  if (dump)
+    module->print(llvm::errs() << "// ---- before " << stage << "\n");
+  FirstErrorHandler errors(module.getContext());
+  if (failed(pm.run(module))) {
+    std::string msg = errors.message;
+    // Name the ONNX op when a graph op has no lowering.
+    llvm::StringRef ref(msg);
+    size_t at = ref.find("operation 'kiln_graph.");
+    if (at != llvm::StringRef::npos) {
+      llvm::StringRef op = ref.drop_front(at + 22).take_until(
+          [](char c) { return c == '\''; });
+      return llvm::createStringError(
+          ref.take_front(ref.find("failed")).str() + "unsupported op '" +
+          op.str() + "': no lowering for this form (" + msg + ")");
+    }
+    return llvm::createStringError(stage + " failed: " +
+                                   (msg.empty() ? "unknown error" : msg));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error compileModelLibrary(ModuleOp module,
+                                const CompileOptions &options) {
+  std::unique_ptr<TargetBackend> target = createTarget(options.target);
+  if (!target)
+    return llvm::createStringError("unknown target '" + options.target + "'");
+  auto entry = module.lookupSymbol<func::FuncOp>("main");
+  if (!entry)
+    return llvm::createStringError("module has no 'main' function");
+  auto sig = extractModelSignature(entry);
+  if (!sig)
+    return sig.takeError();
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          entry, StringAttr::get(module.getContext(), kEntryFunctionName),
+          module)))
+    return llvm::createStringError("cannot rename the entry function");
+  SymbolTable::setSymbolName(entry, kEntryFunctionName);
+
+  OpPassManager graphPm("builtin.module");
+  buildGraphPipeline(graphPm);
+  graphPm.addPass(createConvertGraphToLinalg());
+  graphPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+  if (auto err = runPasses(module, graphPm, "lowering to linalg",
+                           options.dumpIR))
+    return err;
+  OpPassManager targetPm("builtin.module");
+  target->buildLoweringPipeline(targetPm, options.targetOptions);
+  if (auto err = runPasses(module, targetPm, "code generation", options.dumpIR))
+    return err;
+  if (options.dumpIR)
+    module->print(llvm::errs() << "// ---- LLVM dialect\n");
+
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmCtx, sig->name);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+
+  ModelLibraryInfo info;
+  info.target = target->getName().str();
+  if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
+    return err;
+  auto tm = target->createTargetMachine(options.targetOptions);
+  if (!tm)
+    return tm.takeError();
+
+  llvm::SmallString<128> objPath;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("kiln", "o", objPath))
+    return llvm::errorCodeToError(ec);
+  llvm::Error err = optimizeAndEmitObject(
+      *llvmModule, **tm, options.targetOptions.optLevel, objPath);
+  if (!err)
+    err = target->linkSharedLibrary({std::string(objPath)}, options.outputPath);
+  llvm::sys::fs::remove(objPath);
+  if (err)
+    return err;
+  std::string header = options.headerPath;
+  if (header.empty()) {
+    llvm::SmallString<128> h(options.outputPath);
+    llvm::sys::path::replace_extension(h, "h");
+    header = std::string(h);
+  }
+  return writeModelHeader(*sig, info, header);
+}
+
+std::vector<std::string> getSupportedOpTypes(MLIRContext &ctx) {
+  ctx.loadDialect<graph::GraphDialect>();
+  GraphTypeConverter converter;
+  RewritePatternSet patterns(&ctx);
+  populateGraphToLinalgPatterns(converter, patterns);
+  llvm::StringSet<> names;
+  for (const auto &pattern : patterns.getNativePatterns()) {
+    if (auto root = pattern->getRootKind()) {
+      llvm::StringRef name = root->getStringRef();
+      if (name.consume_front("kiln_graph."))
+        names.insert(name);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto &n : names)
+    if (n.getKey() != "NoValue")
+      out.push_back(n.getKey().str());
+  llvm::sort(out);
+  return out;
+}
+
+} // namespace kiln

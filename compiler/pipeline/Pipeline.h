@@ -1,0 +1,38 @@
+//===- Pipeline.h - kiln.graph module to model library ----------*- C++ -*-===//
+#ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
+#define KILN_COMPILER_PIPELINE_PIPELINE_H
+
+#include "compiler/pipeline/TargetBackend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace kiln {
+
+struct CompileOptions {
+  std::string target = "x86_64";
+  TargetOptions targetOptions;
+  /// Output library path; the header goes beside it with a `.h` suffix
+  /// unless `headerPath` is set.
+  std::string outputPath;
+  std::string headerPath;
+  /// Print the IR after each stage to stderr.
+  bool dumpIR = false;
+};
+
+/// Graph-level passes (folding, canonicalization) on kiln.graph.
+void buildGraphPipeline(mlir::OpPassManager &pm);
+
+/// Compiles an imported module (one `func.func @main` in kiln.graph) into
+/// a shared library and a C header. Errors carry one line for the user.
+llvm::Error compileModelLibrary(mlir::ModuleOp module,
+                                const CompileOptions &options);
+
+/// The ONNX op types that have a lowering, sorted.
+std::vector<std::string> getSupportedOpTypes(mlir::MLIRContext &ctx);
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_PIPELINE_PIPELINE_H

@@ -1,0 +1,65 @@
+//===- TargetBackend.cpp - Target registry and shared defaults ------------===//
+
+#include "compiler/pipeline/TargetBackend.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace kiln {
+
+static llvm::StringMap<TargetFactory> &registry() {
+  static llvm::StringMap<TargetFactory> targets;
+  return targets;
+}
+
+void registerTarget(llvm::StringRef name, TargetFactory factory) {
+  registry()[name] = std::move(factory);
+}
+
+std::unique_ptr<TargetBackend> createTarget(llvm::StringRef name) {
+  auto it = registry().find(name);
+  if (it == registry().end())
+    return nullptr;
+  return it->second();
+}
+
+std::vector<std::string> getRegisteredTargetNames() {
+  std::vector<std::string> names;
+  for (auto &entry : registry())
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+TargetBackend::createTargetMachine(const TargetOptions &options) const {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  llvm::Triple triple(getTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("target '" + getTriple() +
+                                   "' is not available: " + error);
+  std::string cpu = options.cpu.empty() ? getDefaultCpu() : options.cpu;
+  llvm::TargetOptions targetOptions;
+  auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+               : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                       : llvm::CodeGenOptLevel::Default;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, options.features, targetOptions, llvm::Reloc::PIC_,
+      std::nullopt, level));
+  if (!tm)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   getTriple() + " cpu " + cpu);
+  return tm;
+}
+
+} // namespace kiln

@@ -1,0 +1,63 @@
+//===- TargetBackend.h - One class per code-generation target ---*- C++ -*-===//
+//
+// A target owns everything after linalg: the lowering pipeline to LLVM (or
+// GPU) dialects, the LLVM target machine, and the link step. The driver and
+// pipeline only talk to this interface, so adding a target means adding one
+// class and one registration line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_PIPELINE_TARGETBACKEND_H
+#define KILN_COMPILER_PIPELINE_TARGETBACKEND_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
+
+namespace kiln {
+
+/// User-facing code-generation choices, from `kiln compile` flags.
+struct TargetOptions {
+  std::string cpu;      // empty: the target's default
+  std::string features; // extra LLVM features, "+avx2,-avx512f"
+  unsigned optLevel = 3;
+};
+
+class TargetBackend {
+public:
+  virtual ~TargetBackend() = default;
+  /// Name used by `--target`.
+  virtual llvm::StringRef getName() const = 0;
+  virtual llvm::StringRef getDescription() const = 0;
+  virtual std::string getTriple() const = 0;
+  virtual std::string getDefaultCpu() const = 0;
+  /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
+  virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
+                                     const TargetOptions &options) const = 0;
+  /// Creates the LLVM target machine for object emission.
+  virtual llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+  createTargetMachine(const TargetOptions &options) const;
+  /// Links objects into a shared library at `output`.
+  virtual llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,
+                                        llvm::StringRef output) const = 0;
+};
+
+using TargetFactory = std::function<std::unique_ptr<TargetBackend>()>;
+
+/// Registry of targets by name, filled by registerAllTargets().
+void registerTarget(llvm::StringRef name, TargetFactory factory);
+std::unique_ptr<TargetBackend> createTarget(llvm::StringRef name);
+std::vector<std::string> getRegisteredTargetNames();
+void registerAllTargets();
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_PIPELINE_TARGETBACKEND_H

@@ -1,0 +1,205 @@
+//===- ModelLibrary.cpp - ABI entry and metadata in LLVM IR ---------------===//
+
+#include "lowering/emit/ModelLibrary.h"
+
+#include "kiln_model_abi.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+
+using namespace llvm;
+
+namespace kiln {
+
+static Constant *makeString(Module &m, StringRef s, const Twine &name) {
+  auto *init = ConstantDataArray::getString(m.getContext(), s);
+  auto *gv = new GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage, init, name);
+  gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return gv;
+}
+
+static Constant *makeI64Array(Module &m, ArrayRef<int64_t> values,
+                              const Twine &name) {
+  auto *i64 = Type::getInt64Ty(m.getContext());
+  auto *ty = ArrayType::get(i64, values.size());
+  SmallVector<Constant *> elems;
+  for (int64_t v : values)
+    elems.push_back(ConstantInt::get(i64, v, /*isSigned=*/true));
+  auto *gv = new GlobalVariable(m, ty, true, GlobalValue::PrivateLinkage,
+                                ConstantArray::get(ty, elems), name);
+  return gv;
+}
+
+/// Builds `i32 run(ptr buffers, ptr dims, ptr arena)`: for each tensor it
+/// passes (allocated, aligned, offset 0, sizes, row-major strides).
+static Function *buildRunWrapper(Module &m, Function *entry,
+                                 const ModelSignature &sig,
+                                 const ModelLibraryInfo &info) {
+  LLVMContext &ctx = m.getContext();
+  auto *ptrTy = PointerType::get(ctx, 0);
+  auto *i64 = Type::getInt64Ty(ctx);
+  auto *i32 = Type::getInt32Ty(ctx);
+  auto *fnTy = FunctionType::get(i32, {ptrTy, ptrTy, ptrTy}, false);
+  Function *run =
+      Function::Create(fnTy, GlobalValue::InternalLinkage, "kiln_run", m);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", run));
+  Value *buffers = run->getArg(0), *dims = run->getArg(1);
+
+  SmallVector<Value *> args;
+  int64_t dimOffset = 0, index = 0;
+  auto addMemref = [&](Value *ptr, ArrayRef<Value *> sizes) {
+    args.push_back(ptr);
+    args.push_back(ptr);
+    args.push_back(ConstantInt::get(i64, 0));
+    SmallVector<Value *> strides(sizes.size());
+    Value *stride = ConstantInt::get(i64, 1);
+    for (int64_t i = (int64_t)sizes.size() - 1; i >= 0; --i) {
+      strides[i] = stride;
+      stride = b.CreateMul(stride, sizes[i]);
+    }
+    args.append(sizes.begin(), sizes.end());
+    args.append(strides.begin(), strides.end());
+  };
+  auto addTensor = [&](const TensorSignature &t) {
+    Value *slot = b.CreateConstGEP1_64(ptrTy, buffers, index++);
+    Value *data = b.CreateLoad(ptrTy, slot);
+    SmallVector<Value *> sizes;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d] >= 0) {
+        sizes.push_back(ConstantInt::get(i64, t.dims[d]));
+      } else {
+        Value *p = b.CreateConstGEP1_64(i64, dims, dimOffset + d);
+        sizes.push_back(b.CreateLoad(i64, p));
+      }
+    }
+    dimOffset += t.dims.size();
+    addMemref(data, sizes);
+  };
+  for (const TensorSignature &t : sig.inputs)
+    addTensor(t);
+  for (const TensorSignature &t : sig.outputs)
+    addTensor(t);
+  if (info.entryTakesArena)
+    addMemref(run->getArg(2),
+              {ConstantInt::get(i64, std::max<uint64_t>(info.arenaBytes, 1))});
+  b.CreateCall(entry, args);
+  b.CreateRet(ConstantInt::get(i32, 0));
+  return run;
+}
+
+Error addModelEntryPoints(Module &m, const ModelSignature &sig,
+                          const ModelLibraryInfo &info) {
+  Function *entry = m.getFunction(kEntryFunctionName);
+  if (!entry)
+    return createStringError("lowered module has no entry function");
+  size_t expected = 0;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSignature &t : *list)
+      expected += 3 + 2 * t.dims.size();
+  if (info.entryTakesArena)
+    expected += 5;
+  if (entry->arg_size() != expected)
+    return createStringError(
+        "entry function takes " + Twine(entry->arg_size()) +
+        " arguments, the signature implies " + Twine(expected));
+
+  // Everything the compiler generated is private to the library.
+  for (Function &f : m)
+    if (!f.isDeclaration())
+      f.setLinkage(GlobalValue::InternalLinkage);
+  for (GlobalVariable &g : m.globals())
+    if (!g.isDeclaration())
+      g.setLinkage(GlobalValue::InternalLinkage);
+
+  LLVMContext &ctx = m.getContext();
+  auto *ptrTy = PointerType::get(ctx, 0);
+  auto *i64 = Type::getInt64Ty(ctx);
+  auto *i32 = Type::getInt32Ty(ctx);
+  Function *run = buildRunWrapper(m, entry, sig, info);
+
+  auto *infoTy = StructType::create(ctx, {ptrTy, i32, i32, ptrTy},
+                                    "kiln_tensor_info");
+  auto makeInfos = [&](ArrayRef<TensorSignature> tensors, StringRef role) {
+    SmallVector<Constant *> elems;
+    for (auto [i, t] : llvm::enumerate(tensors)) {
+      std::string prefix = ("kiln." + role + Twine(i)).str();
+      elems.push_back(ConstantStruct::get(
+          infoTy, {makeString(m, t.name, prefix + ".name"),
+                   ConstantInt::get(i32, t.dtype),
+                   ConstantInt::get(i32, t.dims.size()),
+                   makeI64Array(m, t.dims, prefix + ".dims")}));
+    }
+    auto *ty = ArrayType::get(infoTy, elems.size());
+    return new GlobalVariable(m, ty, true, GlobalValue::PrivateLinkage,
+                              ConstantArray::get(ty, elems),
+                              "kiln." + role + "s");
+  };
+  SmallVector<Constant *> symbolNames;
+  for (auto [i, s] : llvm::enumerate(sig.symbols))
+    symbolNames.push_back(makeString(m, s, "kiln.symbol" + Twine(i)));
+  auto *symTy = ArrayType::get(ptrTy, symbolNames.size());
+  auto *symbols = new GlobalVariable(m, symTy, true,
+                                     GlobalValue::PrivateLinkage,
+                                     ConstantArray::get(symTy, symbolNames),
+                                     "kiln.symbols");
+
+  auto *descTy = StructType::create(
+      ctx,
+      {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64, ptrTy, i64, ptrTy, i64, ptrTy,
+       i64, i64, ptrTy},
+      "kiln_model_desc");
+  Constant *desc = ConstantStruct::get(
+      descTy,
+      {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION), ConstantInt::get(i32, 0),
+       makeString(m, sig.name, "kiln.name"),
+       makeString(m, info.target, "kiln.target"),
+       makeString(m, KILN_VERSION, "kiln.version"),
+       ConstantInt::get(i64, computeWeightsChecksum(m)),
+       ConstantInt::get(i64, sig.inputs.size()),
+       makeInfos(sig.inputs, "input"),
+       ConstantInt::get(i64, sig.outputs.size()),
+       makeInfos(sig.outputs, "output"),
+       ConstantInt::get(i64, sig.symbols.size()), symbols,
+       ConstantInt::get(i64, info.arenaBytes),
+       ConstantInt::get(i64, info.arenaAlignment), run});
+  auto *descVar = new GlobalVariable(m, descTy, true,
+                                     GlobalValue::PrivateLinkage, desc,
+                                     "kiln.model_desc");
+
+  auto *getTy = FunctionType::get(ptrTy, {}, false);
+  Function *get = Function::Create(getTy, GlobalValue::ExternalLinkage,
+                                   KILN_MODEL_ENTRY_SYMBOL, m);
+  get->setVisibility(GlobalValue::DefaultVisibility);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", get));
+  b.CreateRet(descVar);
+  return Error::success();
+}
+
+static void hashConstant(const Constant *c, const DataLayout &dl,
+                         uint64_t &hash) {
+  auto mix = [&](uint8_t byte) {
+    hash ^= byte;
+    hash *= 0x100000001b3ULL;
+  };
+  if (auto *seq = dyn_cast<ConstantDataSequential>(c)) {
+    for (char ch : seq->getRawDataValues())
+      mix((uint8_t)ch);
+  } else if (isa<ConstantAggregateZero>(c)) {
+    for (uint64_t i = 0, n = dl.getTypeAllocSize(c->getType()); i < n; ++i)
+      mix(0);
+  } else if (isa<ConstantArray>(c) || isa<ConstantStruct>(c)) {
+    for (const Use &op : c->operands())
+      hashConstant(cast<Constant>(op.get()), dl, hash);
+  }
+}
+
+uint64_t computeWeightsChecksum(const Module &m) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const GlobalVariable &g : m.globals())
+    if (g.isConstant() && g.hasInitializer() && !g.getName().starts_with("kiln."))
+      hashConstant(g.getInitializer(), m.getDataLayout(), hash);
+  return hash;
+}
+
+} // namespace kiln

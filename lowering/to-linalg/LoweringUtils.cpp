@@ -1,0 +1,115 @@
+//===- LoweringUtils.cpp - Helpers shared by to-linalg patterns -----------===//
+
+#include "lowering/to-linalg/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+Value createEmptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                        ValueRange sources) {
+  SmallVector<Value> dynSizes;
+  int64_t rank = type.getRank();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    Value size;
+    for (Value src : sources) {
+      auto t = dyn_cast<RankedTensorType>(src.getType());
+      if (!t)
+        continue;
+      int64_t j = i - (rank - t.getRank());
+      if (j < 0 || t.getDimSize(j) == 1)
+        continue;
+      size = tensor::DimOp::create(b, loc, src, j);
+      break;
+    }
+    assert(size && "no source supplies a dynamic extent");
+    dynSizes.push_back(size);
+  }
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynSizes);
+}
+
+Value createScalarConstant(OpBuilder &b, Location loc, Type type, double v) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, v));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, (int64_t)v));
+}
+
+AffineMap getBroadcastMap(MLIRContext *ctx, RankedTensorType input,
+                          int64_t resultRank) {
+  SmallVector<AffineExpr> exprs;
+  int64_t offset = resultRank - input.getRank();
+  for (int64_t i = 0; i < input.getRank(); ++i) {
+    if (input.getDimSize(i) == 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(i + offset, ctx));
+  }
+  return AffineMap::get(resultRank, 0, exprs, ctx);
+}
+
+Value createBroadcastGeneric(OpBuilder &b, Location loc,
+                             RankedTensorType resultType, ValueRange inputs,
+                             const ScalarBodyFn &body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  Value init = createEmptyTensor(b, loc, resultType, inputs);
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(
+        getBroadcastMap(ctx, cast<RankedTensorType>(in.getType()), rank));
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, init, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+Value castScalar(OpBuilder &b, Location loc, Value v, Type to,
+                 bool srcUnsigned, bool dstUnsigned) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
+  if (fromF && toF)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (fromF) {
+    if (to.isInteger(1)) {
+      Value zero = createScalarConstant(b, loc, from, 0.0);
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    }
+    return dstUnsigned ? arith::FPToUIOp::create(b, loc, to, v).getResult()
+                       : arith::FPToSIOp::create(b, loc, to, v).getResult();
+  }
+  if (from.isInteger(1) || srcUnsigned) {
+    if (toF)
+      return arith::UIToFPOp::create(b, loc, to, v);
+  } else if (toF) {
+    return arith::SIToFPOp::create(b, loc, to, v);
+  }
+  if (to.isInteger(1)) {
+    Value zero = createScalarConstant(b, loc, from, 0.0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw > tw)
+    return arith::TruncIOp::create(b, loc, to, v);
+  if (from.isInteger(1) || srcUnsigned)
+    return arith::ExtUIOp::create(b, loc, to, v);
+  return arith::ExtSIOp::create(b, loc, to, v);
+}
+
+} // namespace kiln

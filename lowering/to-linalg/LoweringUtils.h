@@ -1,0 +1,55 @@
+//===- LoweringUtils.h - Helpers shared by to-linalg patterns ---*- C++ -*-===//
+#ifndef KILN_LOWERING_TOLINALG_LOWERINGUTILS_H
+#define KILN_LOWERING_TOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace kiln {
+
+/// True when `v` is an absent optional input (a value of type `none`).
+inline bool isAbsent(mlir::Value v) {
+  return !v || llvm::isa<mlir::NoneType>(v.getType());
+}
+
+/// `tensor.empty` of `type`, taking every dynamic extent from `sources`: the
+/// first source (right-aligned, as in broadcasting) whose extent along that
+/// result dim is dynamic or non-1 supplies it.
+mlir::Value createEmptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::RankedTensorType type,
+                              mlir::ValueRange sources);
+
+/// A constant of scalar type `type` (integer or float) with value `v`.
+mlir::Value createScalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Type type, double v);
+
+/// Body builder for elementwise generics: receives the scalar block
+/// arguments of the inputs and returns the scalar result.
+using ScalarBodyFn = std::function<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// A `linalg.generic` computing `resultType` elementwise from `inputs` with
+/// ONNX multidirectional broadcasting (right-aligned; a static 1 broadcasts).
+mlir::Value createBroadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::RankedTensorType resultType,
+                                   mlir::ValueRange inputs,
+                                   const ScalarBodyFn &body);
+
+/// Indexing map reading `input` (rank <= resultRank) broadcast into a result
+/// of rank `resultRank`.
+mlir::AffineMap getBroadcastMap(mlir::MLIRContext *ctx,
+                                mlir::RankedTensorType input,
+                                int64_t resultRank);
+
+/// Converts a scalar between element types with ONNX Cast semantics
+/// (`srcUnsigned` tells how to read an integer source, since the lowered
+/// types are signless).
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type to, bool srcUnsigned = false,
+                       bool dstUnsigned = false);
+
+} // namespace kiln
+
+#endif // KILN_LOWERING_TOLINALG_LOWERINGUTILS_H

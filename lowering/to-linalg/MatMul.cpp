@@ -1,0 +1,12 @@
+//===- MatMul.cpp - kiln.graph to linalg patterns ---------------------------===//
+
+#include "lowering/to-linalg/Patterns.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+void populateMatMulLoweringPatterns(GraphTypeConverter &converter,
+                                  RewritePatternSet &patterns) {}
+
+} // namespace kiln

@@ -1,0 +1,12 @@
+//===- Reduction.cpp - kiln.graph to linalg patterns ---------------------------===//
+
+#include "lowering/to-linalg/Patterns.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+void populateReductionLoweringPatterns(GraphTypeConverter &converter,
+                                  RewritePatternSet &patterns) {}
+
+} // namespace kiln
