@@ -398,6 +398,15 @@ FailureOr<Operation *> GraphImporter::emitOp(NodeForm &form) {
                        ": " + fullName + " does not accept it as given");
   }
 
+  // Check attributes and operands against the op's ODS constraints before
+  // inference, which may assume them (a required attribute, a tensor
+  // operand). Only the placeholder results may fail here; ODS checks
+  // results last, so any other message is a real problem.
+  lastDiagnostic.clear();
+  if (failed(name->verifyInvariants(op)) &&
+      lastDiagnostic.find("result #") == std::string::npos)
+    return nodeError("invalid " + fullName + ": " + lastDiagnostic);
+
   auto infer = dyn_cast<InferTypeOpInterface>(op);
   if (!infer)
     return nodeError(fullName + " does not infer its result types");

@@ -142,6 +142,11 @@ TEST(MalformedModel, Attributes) {
   EXPECT_EQ(importError(missing.bytes()),
             "test.onnx: node 'pool' (MaxPool, opset 17): missing required "
             "attribute 'kernel_shape'");
+  missing.model.mutable_opset_import(0)->set_version(18);
+  EXPECT_EQ(importError(missing.bytes()),
+            "test.onnx: node 'pool' (MaxPool, opset 18): invalid "
+            "kiln_graph.MaxPool: 'kiln_graph.MaxPool' op requires attribute "
+            "'kernel_shape'");
 }
 
 TEST(MalformedModel, InputCounts) {
@@ -339,6 +344,38 @@ TEST(MalformedModel, FuzzTruncatedAndFlippedBytes) {
   // Both outcomes must occur, or the mutations test nothing.
   EXPECT_GT(succeeded, 0);
   EXPECT_GT(failed, 0);
+}
+
+} // namespace
+
+namespace {
+
+/// Every kiln_graph op fed absent or ill-typed inputs reports an error
+/// instead of crashing in shape inference.
+TEST(MalformedModel, EveryOpWithAbsentInputs) {
+  MLIRContext ctx;
+  ASSERT_TRUE(importBytes(ctx, reluModel().bytes()).ok);
+  std::vector<std::string> ops;
+  for (RegisteredOperationName name : ctx.getRegisteredOperations())
+    if (name.getDialectNamespace() == "kiln_graph")
+      ops.push_back(name.getStringRef().drop_front(11).str());
+  ASSERT_GT(ops.size(), 30u);
+  for (const std::string &op : ops) {
+    for (int real = 0; real <= 2; ++real) {
+      for (int empty = 0; empty <= 4; ++empty) {
+        ModelBuilder m(18);
+        m.input("x", kFloat, {2, 3});
+        m.input("i", kInt64, {2});
+        m.output("y");
+        std::vector<std::string> inputs;
+        for (int k = 0; k < real; ++k)
+          inputs.push_back(k % 2 ? "i" : "x");
+        inputs.resize(real + empty);
+        m.node(op, inputs, {"y"});
+        checkMutant(ctx, m.bytes());
+      }
+    }
+  }
 }
 
 } // namespace
