@@ -212,7 +212,7 @@ LogicalResult inferSplit(Loc loc, SplitOp::Adaptor op, Types &types) {
     return emitOptionalError(loc, "Split must have at least one output");
   if (!in) {
     for (int64_t i = 0; i < count; ++i)
-      pushUnranked(types, op.getInput());
+      (void)pushUnranked(types, op.getInput());
     return success();
   }
   auto axis = normalizeAxis(loc, op.getAxis(), in.getRank());
