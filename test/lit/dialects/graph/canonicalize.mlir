@@ -1,0 +1,128 @@
+// RUN: kiln-opt %s --canonicalize --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @identity_removed
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
+// CHECK-NOT: kiln_graph.Identity
+// CHECK: return %[[X]]
+func.func @identity_removed(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = kiln_graph.Identity %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %1 = kiln_graph.Identity %0 : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+
+// -----
+
+// An Identity that refines the type stays: folding it would change the type
+// its users see.
+// CHECK-LABEL: func.func @identity_refining_kept
+// CHECK: kiln_graph.Identity %{{.*}} : (tensor<?x4xf32>) -> tensor<2x4xf32>
+func.func @identity_refining_kept(%x: tensor<?x4xf32>) -> tensor<2x4xf32> {
+  %0 = kiln_graph.Identity %x : (tensor<?x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_of_static
+// CHECK-NOT: kiln_graph.Shape
+// CHECK-DAG: %[[A:.*]] = kiln_graph.Constant {value = dense<[2, 3, 4]> : tensor<3xi64>} : () -> tensor<3xi64>
+// CHECK-DAG: %[[B:.*]] = kiln_graph.Constant {value = dense<[3, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+// CHECK-DAG: %[[C:.*]] = kiln_graph.Constant {value = dense<> : tensor<0xi64>} : () -> tensor<0xi64>
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @shape_of_static(%x: tensor<2x3x4xf32>) -> (tensor<3xi64>, tensor<2xi64>, tensor<0xi64>) {
+  %0 = kiln_graph.Shape %x : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %1 = kiln_graph.Shape %x {start = -2 : si64} : (tensor<2x3x4xf32>) -> tensor<2xi64>
+  %2 = kiln_graph.Shape %x {start = 2 : si64, end = 1 : si64} : (tensor<2x3x4xf32>) -> tensor<0xi64>
+  return %0, %1, %2 : tensor<3xi64>, tensor<2xi64>, tensor<0xi64>
+}
+
+// -----
+
+// Only the selected dims need to be static.
+// CHECK-LABEL: func.func @shape_of_partly_dynamic
+// CHECK: %[[C:.*]] = kiln_graph.Constant {value = dense<[3, 4]> : tensor<2xi64>}
+// CHECK: %[[S:.*]] = kiln_graph.Shape %{{.*}} : (tensor<?x3x4xf32>) -> tensor<3xi64>
+// CHECK: return %[[C]], %[[S]]
+func.func @shape_of_partly_dynamic(%x: tensor<?x3x4xf32>) -> (tensor<2xi64>, tensor<3xi64>) {
+  %0 = kiln_graph.Shape %x {start = 1 : si64} : (tensor<?x3x4xf32>) -> tensor<2xi64>
+  %1 = kiln_graph.Shape %x : (tensor<?x3x4xf32>) -> tensor<3xi64>
+  return %0, %1 : tensor<2xi64>, tensor<3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_of_constant
+// CHECK-NOT: kiln_graph.Reshape
+// CHECK: %[[C:.*]] = kiln_graph.Constant {value = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>}
+// CHECK: return %[[C]]
+func.func @reshape_of_constant() -> tensor<2x3xf32> {
+  %c = kiln_graph.Constant {value = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32>} : () -> tensor<6xf32>
+  %s = kiln_graph.Constant {value = dense<[2, -1]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %0 = kiln_graph.Reshape %c, %s : (tensor<6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_noop
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>
+// CHECK-NOT: kiln_graph.Reshape
+// CHECK: return %[[X]]
+func.func @reshape_noop(%x: tensor<2x3xf32>, %s: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = kiln_graph.Reshape %x, %s : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_dynamic_kept
+// CHECK: kiln_graph.Reshape
+func.func @reshape_dynamic_kept(%x: tensor<?x3xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
+  %0 = kiln_graph.Reshape %x, %s : (tensor<?x3xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast_noop
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
+// CHECK-NOT: kiln_graph.Cast %[[X]]
+// CHECK: %[[H:.*]] = kiln_graph.Cast %[[X]] {to = 10 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf16>
+// CHECK: return %[[X]], %[[H]]
+func.func @cast_noop(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf16>) {
+  %0 = kiln_graph.Cast %x {to = 1 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %1 = kiln_graph.Cast %0 {to = 10 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf16>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @novalue_and_constant_cse
+// CHECK: %[[N:.*]] = kiln_graph.NoValue : none
+// CHECK-NOT: kiln_graph.NoValue
+// CHECK: %[[C:.*]] = kiln_graph.Constant {value = dense<1.000000e+00> : tensor<4xf32>}
+// CHECK-NOT: kiln_graph.Constant
+// CHECK: kiln_graph.Gemm %{{.*}}, %{{.*}}, %[[N]]
+// CHECK: kiln_graph.Gemm %{{.*}}, %{{.*}}, %[[N]]
+// CHECK: kiln_graph.Add %[[C]], %[[C]]
+func.func @novalue_and_constant_cse(%a: tensor<2x4xf32>, %b: tensor<4x4xf32>)
+    -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>) {
+  %n0 = kiln_graph.NoValue : none
+  %n1 = kiln_graph.NoValue : none
+  %c0 = kiln_graph.Constant {value = dense<1.0> : tensor<4xf32>} : () -> tensor<4xf32>
+  %c1 = kiln_graph.Constant {value = dense<1.0> : tensor<4xf32>} : () -> tensor<4xf32>
+  %0 = kiln_graph.Gemm %a, %b, %n0 : (tensor<2x4xf32>, tensor<4x4xf32>, none) -> tensor<2x4xf32>
+  %1 = kiln_graph.Gemm %a, %b, %n1 : (tensor<2x4xf32>, tensor<4x4xf32>, none) -> tensor<2x4xf32>
+  %2 = kiln_graph.Add %c0, %c1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unused_ops_erased
+// CHECK-NEXT: return
+func.func @unused_ops_erased(%x: tensor<?x4xf32>) {
+  %n = kiln_graph.NoValue : none
+  %0 = kiln_graph.Relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return
+}
