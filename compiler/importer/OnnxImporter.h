@@ -23,7 +23,7 @@ class MLIRContext;
 namespace kiln::importer {
 
 /// Default-domain opsets the importer accepts.
-constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 
 /// Imports the ONNX model stored at `path`. Loads the kiln_graph and func
