@@ -1,0 +1,41 @@
+//===- DataMovement.h - Pieces shared by the data-movement files -*- C++
+//-*-===//
+//
+// Private to DataMovement.cpp, IndexedMovement.cpp and Resize.cpp: the
+// family's entry populateDataMovementLoweringPatterns adds the patterns of
+// the other two files through these functions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_TOLINALG_DATAMOVEMENT_H
+#define KILN_LOWERING_TOLINALG_DATAMOVEMENT_H
+
+#include "lowering/to-linalg/Patterns.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace kiln {
+
+/// Slice, Gather and Pad.
+void populateIndexedMovementPatterns(GraphTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
+/// Resize.
+void populateResizePatterns(GraphTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+
+/// `arith.constant` of index type.
+mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// Extent `i` of ranked tensor `t` as an index value (constant when static).
+mlir::Value dimValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t,
+                     int64_t i);
+
+/// Element `i` of the 1-D integer tensor `t`, converted to index.
+mlir::Value extractIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t,
+                         int64_t i);
+
+/// `v` as an attribute when it is a constant, else itself.
+mlir::OpFoldResult foldedSize(mlir::OpBuilder &b, mlir::Value v);
+
+} // namespace kiln
+
+#endif // KILN_LOWERING_TOLINALG_DATAMOVEMENT_H
