@@ -2,6 +2,7 @@
 
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/graph/GraphDialect.h"
+#include "lowering/bufferization/Passes.h"
 #include "lowering/emit/ModelLibrary.h"
 #include "lowering/to-linalg/Passes.h"
 #include "lowering/to-linalg/Patterns.h"
@@ -117,6 +118,10 @@ llvm::Error compileModelLibrary(ModuleOp module,
 
   ModelLibraryInfo info;
   info.target = target->getName().str();
+  if (auto bytes = module->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
+    info.entryTakesArena = true;
+    info.arenaBytes = bytes.getInt();
+  }
   if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
     return err;
   auto tm = target->createTargetMachine(options.targetOptions);

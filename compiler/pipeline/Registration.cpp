@@ -2,6 +2,7 @@
 
 #include "compiler/pipeline/Registration.h"
 #include "dialects/graph/GraphDialect.h"
+#include "lowering/bufferization/Passes.h"
 #include "lowering/to-linalg/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -19,6 +20,7 @@ void registerAllDialects(mlir::DialectRegistry &registry) {
 void registerAllPasses() {
   mlir::registerAllPasses();
   registerKilnToLinalgPasses();
+  registerKilnBufferizationPasses();
 }
 
 } // namespace kiln

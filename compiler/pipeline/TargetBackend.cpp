@@ -49,12 +49,16 @@ TargetBackend::createTargetMachine(const TargetOptions &options) const {
     return llvm::createStringError("target '" + getTriple() +
                                    "' is not available: " + error);
   std::string cpu = options.cpu.empty() ? getDefaultCpu() : options.cpu;
+  std::string features = getDefaultFeatures();
+  if (!options.features.empty())
+    features += (features.empty() ? "" : ",") + options.features;
   llvm::TargetOptions targetOptions;
+  configureLlvmOptions(targetOptions);
   auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
                : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
                                        : llvm::CodeGenOptLevel::Default;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, options.features, targetOptions, llvm::Reloc::PIC_,
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_,
       std::nullopt, level));
   if (!tm)
     return llvm::createStringError("cannot create a target machine for " +

@@ -20,6 +20,7 @@
 
 namespace llvm {
 class TargetMachine;
+class TargetOptions;
 } // namespace llvm
 
 namespace kiln {
@@ -39,6 +40,13 @@ public:
   virtual llvm::StringRef getDescription() const = 0;
   virtual std::string getTriple() const = 0;
   virtual std::string getDefaultCpu() const = 0;
+  /// LLVM features always enabled for this target, before `--features`.
+  virtual std::string getDefaultFeatures() const { return ""; }
+  /// Width in bits of the vector registers the schedule targets; 0 when the
+  /// target has no vector unit (or none kiln uses).
+  virtual unsigned getVectorBits(const TargetOptions &) const {
+    return 0;
+  }
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;
@@ -48,6 +56,11 @@ public:
   /// Links objects into a shared library at `output`.
   virtual llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,
                                         llvm::StringRef output) const = 0;
+
+protected:
+  /// Hook for code-generation options the triple does not imply (the float
+  /// ABI of RISC-V, for instance); called by createTargetMachine.
+  virtual void configureLlvmOptions(llvm::TargetOptions &) const {}
 };
 
 using TargetFactory = std::function<std::unique_ptr<TargetBackend>()>;

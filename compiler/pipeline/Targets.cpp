@@ -1,13 +1,27 @@
 //===- Targets.cpp - The one place targets are registered -----------------===//
+//
+// Each entry names a folder under lowering/targets/ that defines
+// `void register<Name>Target()`; adding a target adds one line here.
+//
+//===----------------------------------------------------------------------===//
 
 #include "compiler/pipeline/TargetBackend.h"
-#include "lowering/cpu/CpuTargets.h"
+
+#define KILN_FOR_EACH_TARGET(TARGET)                                           \
+  TARGET(X86_64)                                                               \
+  TARGET(AArch64)
 
 namespace kiln {
 
+#define KILN_DECLARE_TARGET(NAME) void register##NAME##Target();
+KILN_FOR_EACH_TARGET(KILN_DECLARE_TARGET)
+#undef KILN_DECLARE_TARGET
+
 void registerAllTargets() {
   static bool done = [] {
-    registerCpuTargets();
+#define KILN_REGISTER_TARGET(NAME) register##NAME##Target();
+    KILN_FOR_EACH_TARGET(KILN_REGISTER_TARGET)
+#undef KILN_REGISTER_TARGET
     return true;
   }();
   (void)done;

@@ -26,7 +26,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
                   "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
-                  "canonicalize,"
+                  "canonicalize,kiln-plan-memory,"
                   "buffer-deallocation-pipeline,"
                   "convert-bufferization-to-memref");
   // Loops, then LLVM.

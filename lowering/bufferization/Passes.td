@@ -1,0 +1,28 @@
+//===- Passes.td - Bufferization-level kiln passes ----------*- tablegen -*-===//
+#ifndef KILN_LOWERING_BUFFERIZATION_PASSES
+#define KILN_LOWERING_BUFFERIZATION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place static intermediate buffers in one arena";
+  let description = [{
+    Static memory plan for the entry function (`kiln_entry`): every
+    statically shaped `memref.alloc` in its top-level block gets a lifetime
+    (from the alloc to the last top-level op using it or a view of it) and an
+    offset in one arena, such that buffers whose lifetimes overlap do not
+    overlap in memory (greedy best-fit, largest first). Allocs become
+    `memref.view`s of a new trailing `memref<?xi8>` argument. The arena size
+    and the max-live lower bound are recorded on the module as
+    `kiln.arena_bytes` and `kiln.arena_lower_bound`. Dynamically shaped
+    buffers are left to the allocator.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Byte alignment of every buffer in the arena">
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // KILN_LOWERING_BUFFERIZATION_PASSES
