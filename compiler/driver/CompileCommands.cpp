@@ -116,12 +116,18 @@ int runOps(const Args &) {
 
 int runTargets(const Args &) {
   registerAllTargets();
+  std::printf("%-9s %-20s %-16s %-7s %-18s %s\n", "name", "triple",
+              "default cpu", "vector", "default features", "description");
+  TargetOptions defaults;
   for (const std::string &name : getRegisteredTargetNames()) {
     auto target = createTarget(name);
-    std::printf("%-10s %-22s %s (default cpu %s)\n", name.c_str(),
-                target->getTriple().c_str(),
-                target->getDescription().str().c_str(),
-                target->getDefaultCpu().c_str());
+    unsigned bits = target->getVectorBits(defaults);
+    std::string vector = bits ? std::to_string(bits) + "b" : "scalar";
+    std::string features = target->getDefaultFeatures();
+    std::printf("%-9s %-20s %-16s %-7s %-18s %s\n", name.c_str(),
+                target->getTriple().c_str(), target->getDefaultCpu().c_str(),
+                vector.c_str(), features.empty() ? "-" : features.c_str(),
+                target->getDescription().str().c_str());
   }
   return 0;
 }
