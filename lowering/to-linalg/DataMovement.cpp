@@ -262,6 +262,10 @@ struct SqueezeLowering : OpConversionPattern<g::SqueezeOp> {
     } else if (auto axes = g::getConstantInts(op.getAxes())) {
       for (int64_t a : *axes)
         kept[a < 0 ? a + r : a] = false;
+    } else if (in.hasStaticShape() && type.hasStaticShape()) {
+      // Run-time axes with known shapes: a plain reshape.
+      rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), x, type, {}));
+      return success();
     } else {
       return rewriter.notifyMatchFailure(op, "needs constant axes");
     }
@@ -287,6 +291,11 @@ struct UnsqueezeLowering : OpConversionPattern<g::UnsqueezeOp> {
     auto in = dyn_cast<RankedTensorType>(x.getType());
     auto type = convertedType(getTypeConverter(), op.getExpanded());
     auto axes = g::getConstantInts(op.getAxes());
+    if (in && type && !axes && in.hasStaticShape() && type.hasStaticShape()) {
+      // Run-time axes with known shapes: a plain reshape.
+      rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), x, type, {}));
+      return success();
+    }
     if (!in || !type || !axes)
       return rewriter.notifyMatchFailure(op, "needs constant axes");
     int64_t r = type.getRank();
@@ -367,6 +376,8 @@ struct ConcatLowering : OpConversionPattern<g::ConcatOp> {
     Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                            type.getElementType(), dyn);
     for (auto [v, off] : llvm::zip(inputs, offsets)) {
+      if (cast<RankedTensorType>(v.getType()).getDimSize(axis) == 0)
+        continue;
       SmallVector<OpFoldResult> offs(r, rewriter.getIndexAttr(0));
       offs[axis] = foldedSize(rewriter, off);
       SmallVector<OpFoldResult> sizes, strides(r, rewriter.getIndexAttr(1));
@@ -429,8 +440,13 @@ struct SplitLowering : OpConversionPattern<g::SplitOp> {
       for (int64_t d = 0; d < r; ++d)
         sizes.push_back(foldedSize(
             rewriter, d == axis ? chunks[i] : dimValue(rewriter, loc, x, d)));
-      results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, types[i], x, offs, sizes, strides));
+      if (types[i].hasStaticShape() &&
+          llvm::is_contained(types[i].getShape(), 0))
+        results.push_back(tensor::EmptyOp::create(
+            rewriter, loc, types[i].getShape(), types[i].getElementType()));
+      else
+        results.push_back(tensor::ExtractSliceOp::create(
+            rewriter, loc, types[i], x, offs, sizes, strides));
       offset = rewriter.createOrFold<arith::AddIOp>(loc, offset, chunks[i]);
     }
     rewriter.replaceOp(op, results);

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 namespace g = kiln::graph;
@@ -26,13 +27,15 @@ RankedTensorType convertedType(const TypeConverter *c, Value v) {
 }
 
 /// A linalg.generic producing `type` (dynamic extents `dynSizes`) whose
-/// element at each position is `src[indices(b, loc, outputIndices)]`.
-Value createGatherGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                          ValueRange dynSizes, Value src, ValueRange inputs,
-                          ArrayRef<AffineMap> inputMaps,
-                          function_ref<SmallVector<Value>(
-                              OpBuilder &, Location, ValueRange, ValueRange)>
-                              indices) {
+/// element at each position is `src[indices(b, loc, outputIndices)]`,
+/// passed through `finish` when given.
+Value createGatherGeneric(
+    OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynSizes,
+    Value src, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange,
+                                    ValueRange)>
+        indices,
+    function_ref<Value(OpBuilder &, Location, Value)> finish = nullptr) {
   int64_t r = type.getRank();
   Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
                                        type.getElementType(), dynSizes);
@@ -47,6 +50,8 @@ Value createGatherGeneric(OpBuilder &b, Location loc, RankedTensorType type,
           ivs.push_back(linalg::IndexOp::create(nb, nloc, i));
         SmallVector<Value> idx = indices(nb, nloc, ivs, args.drop_back());
         Value v = tensor::ExtractOp::create(nb, nloc, src, idx);
+        if (finish)
+          v = finish(nb, nloc, v);
         linalg::YieldOp::create(nb, nloc, v);
       });
   return generic.getResult(0);
@@ -69,47 +74,55 @@ struct SliceLowering : OpConversionPattern<g::SliceOp> {
       return rewriter.notifyMatchFailure(op, "needs ranked types");
     int64_t r = in.getRank();
     Location loc = op.getLoc();
-    SmallVector<Value> starts, sizes;
-    SmallVector<int64_t> steps;
+    SmallVector<Value> starts, sizes, steps;
     auto bounds = g::computeSliceBounds(std::nullopt, g::SliceOp::Adaptor(op));
     if (succeeded(bounds)) {
-      steps = bounds->steps;
       for (int64_t i = 0; i < r; ++i) {
         starts.push_back(indexConstant(rewriter, loc, bounds->starts[i]));
+        steps.push_back(indexConstant(rewriter, loc, bounds->steps[i]));
         sizes.push_back(ShapedType::isDynamic(bounds->sizes[i])
                             ? dimValue(rewriter, loc, x, i)
                             : indexConstant(rewriter, loc, bounds->sizes[i]));
       }
     } else if (failed(runtimeBounds(rewriter, op, adaptor, starts, sizes,
                                     steps))) {
-      return rewriter.notifyMatchFailure(op, "needs constant axes and steps");
+      return rewriter.notifyMatchFailure(op, "needs 1-D parameters");
     }
-    bool negative = llvm::any_of(steps, [](int64_t s) { return s < 0; });
+    SmallVector<int64_t> constSteps;
+    for (Value st : steps) {
+      APInt c;
+      if (matchPattern(st, m_ConstantInt(&c)) && c.getSExtValue() > 0)
+        constSteps.push_back(c.getSExtValue());
+    }
     SmallVector<Value> dyn;
     for (int64_t i = 0; i < r; ++i)
       if (type.isDynamicDim(i))
         dyn.push_back(sizes[i]);
-    if (negative) {
+    if ((int64_t)constSteps.size() != r) {
+      // Negative or run-time steps: read start + i * step.
       rewriter.replaceOp(
-          op,
-          createGatherGeneric(
-              rewriter, loc, type, dyn, x, {}, {},
-              [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
-                SmallVector<Value> idx;
-                for (int64_t i = 0; i < r; ++i) {
-                  Value off = arith::MulIOp::create(
-                      b, l, ivs[i], indexConstant(b, l, steps[i]));
-                  idx.push_back(arith::AddIOp::create(b, l, starts[i], off));
-                }
-                return idx;
-              }));
+          op, createGatherGeneric(
+                  rewriter, loc, type, dyn, x, {}, {},
+                  [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+                    SmallVector<Value> idx;
+                    for (int64_t i = 0; i < r; ++i)
+                      idx.push_back(arith::AddIOp::create(
+                          b, l, starts[i],
+                          arith::MulIOp::create(b, l, ivs[i], steps[i])));
+                    return idx;
+                  }));
+      return success();
+    }
+    if (type.hasStaticShape() && llvm::is_contained(type.getShape(), 0)) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type.getShape(),
+                                                   type.getElementType());
       return success();
     }
     SmallVector<OpFoldResult> offs, szs, strides;
     for (int64_t i = 0; i < r; ++i) {
       offs.push_back(foldedSize(rewriter, starts[i]));
       szs.push_back(foldedSize(rewriter, sizes[i]));
-      strides.push_back(rewriter.getIndexAttr(steps[i]));
+      strides.push_back(rewriter.getIndexAttr(constSteps[i]));
     }
     Value slice =
         tensor::ExtractSliceOp::create(rewriter, loc, x, offs, szs, strides);
@@ -119,70 +132,89 @@ struct SliceLowering : OpConversionPattern<g::SliceOp> {
     return success();
   }
 
-  /// Start and size per axis computed at run time from non-constant
-  /// starts/ends, with the ONNX clamping rules; axes and steps must be
-  /// constant.
+  /// Start, size and step per axis computed at run time with the ONNX
+  /// clamping rules, for non-constant starts/ends/axes/steps.
   static LogicalResult runtimeBounds(OpBuilder &b, g::SliceOp op,
                                      OpAdaptor adaptor,
                                      SmallVectorImpl<Value> &starts,
                                      SmallVectorImpl<Value> &sizes,
-                                     SmallVectorImpl<int64_t> &steps) {
+                                     SmallVectorImpl<Value> &steps) {
     Location loc = op.getLoc();
     Value x = adaptor.getData();
     int64_t r = cast<RankedTensorType>(x.getType()).getRank();
     auto startsType = cast<RankedTensorType>(adaptor.getStarts().getType());
-    if (startsType.isDynamicDim(0))
+    if (startsType.getRank() != 1 || startsType.isDynamicDim(0))
       return failure();
     int64_t n = startsType.getDimSize(0);
-    SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, n));
-    SmallVector<int64_t> stepVals(n, 1);
-    if (!g::isNoValue(op.getAxes())) {
-      auto a = g::getConstantInts(op.getAxes());
-      if (!a || (int64_t)a->size() != n)
-        return failure();
-      axes = *a;
-    }
-    if (!g::isNoValue(op.getSteps())) {
-      auto s = g::getConstantInts(op.getSteps());
-      if (!s || (int64_t)s->size() != n)
-        return failure();
-      stepVals = *s;
-    }
-    steps.assign(r, 1);
-    for (int64_t i = 0; i < r; ++i) {
-      starts.push_back(indexConstant(b, loc, 0));
-      sizes.push_back(dimValue(b, loc, x, i));
-    }
+    auto constAxes = g::isNoValue(op.getAxes())
+                         ? std::optional<SmallVector<int64_t>>(
+                               llvm::to_vector(llvm::seq<int64_t>(0, n)))
+                         : g::getConstantInts(op.getAxes());
+    auto constSteps =
+        g::isNoValue(op.getSteps())
+            ? std::optional<SmallVector<int64_t>>(SmallVector<int64_t>(n, 1))
+            : g::getConstantInts(op.getSteps());
     Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
+    for (int64_t i = 0; i < r; ++i) {
+      starts.push_back(zero);
+      sizes.push_back(dimValue(b, loc, x, i));
+      steps.push_back(one);
+    }
+    auto cmp = [&](arith::CmpIPredicate p, Value a, Value c) {
+      return arith::CmpIOp::create(b, loc, p, a, c);
+    };
+    auto sel = [&](Value c, Value t, Value f) {
+      return arith::SelectOp::create(b, loc, c, t, f).getResult();
+    };
     for (int64_t k = 0; k < n; ++k) {
-      int64_t axis = axes[k] < 0 ? axes[k] + r : axes[k], step = stepVals[k];
-      if (axis < 0 || axis >= r || step == 0)
-        return failure();
-      Value dim = sizes[axis];
-      auto wrap = [&](Value v) {
-        Value neg =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
-        return arith::SelectOp::create(
-            b, loc, neg, arith::AddIOp::create(b, loc, v, dim), v);
-      };
-      Value s = wrap(extractIndex(b, loc, adaptor.getStarts(), k));
-      Value e = wrap(extractIndex(b, loc, adaptor.getEnds(), k));
-      Value count;
-      if (step > 0) {
-        s = clampIndex(b, loc, s, zero, dim);
-        e = clampIndex(b, loc, e, zero, dim);
-        count = arith::SubIOp::create(b, loc, e, s);
-      } else {
-        Value last = arith::SubIOp::create(b, loc, dim, one);
-        s = clampIndex(b, loc, s, zero, last);
-        e = clampIndex(b, loc, e, indexConstant(b, loc, -1), last);
-        count = arith::SubIOp::create(b, loc, s, e);
+      Value stepK = constSteps ? indexConstant(b, loc, (*constSteps)[k])
+                               : extractIndex(b, loc, adaptor.getSteps(), k);
+      Value axisK;
+      if (!constAxes) {
+        axisK = extractIndex(b, loc, adaptor.getAxes(), k);
+        axisK =
+            sel(cmp(arith::CmpIPredicate::slt, axisK, zero),
+                arith::AddIOp::create(b, loc, axisK, indexConstant(b, loc, r)),
+                axisK);
       }
-      count = arith::MaxSIOp::create(b, loc, count, zero);
-      starts[axis] = s;
-      sizes[axis] = arith::CeilDivSIOp::create(
-          b, loc, count, indexConstant(b, loc, std::abs(step)));
-      steps[axis] = step;
+      for (int64_t a = 0; a < r; ++a) {
+        if (constAxes) {
+          int64_t ax = (*constAxes)[k];
+          if ((ax < 0 ? ax + r : ax) != a)
+            continue;
+        }
+        Value dim = dimValue(b, loc, x, a);
+        auto wrap = [&](Value v) {
+          return sel(cmp(arith::CmpIPredicate::slt, v, zero),
+                     arith::AddIOp::create(b, loc, v, dim), v);
+        };
+        Value s = wrap(extractIndex(b, loc, adaptor.getStarts(), k));
+        Value e = wrap(extractIndex(b, loc, adaptor.getEnds(), k));
+        Value last = arith::SubIOp::create(b, loc, dim, one);
+        Value up = cmp(arith::CmpIPredicate::sgt, stepK, zero);
+        Value sUp = clampIndex(b, loc, s, zero, dim);
+        Value eUp = clampIndex(b, loc, e, zero, dim);
+        Value sDown = clampIndex(b, loc, s, zero, last);
+        Value eDown = clampIndex(b, loc, e, indexConstant(b, loc, -1), last);
+        Value count = sel(up, arith::SubIOp::create(b, loc, eUp, sUp),
+                          arith::SubIOp::create(b, loc, sDown, eDown));
+        count = arith::MaxSIOp::create(b, loc, count, zero);
+        Value absStep =
+            sel(up, stepK, arith::SubIOp::create(b, loc, zero, stepK));
+        Value size = arith::CeilDivSIOp::create(b, loc, count, absStep);
+        Value start = sel(up, sUp, sDown);
+        Value step = stepK;
+        if (axisK) {
+          Value match =
+              cmp(arith::CmpIPredicate::eq, axisK, indexConstant(b, loc, a));
+          start = sel(match, start, starts[a]);
+          size = sel(match, size, sizes[a]);
+          step = sel(match, step, steps[a]);
+        }
+        starts[a] = start;
+        sizes[a] = size;
+        steps[a] = step;
+      }
     }
     return success();
   }
@@ -249,9 +281,9 @@ struct PadLowering : OpConversionPattern<g::PadOp> {
     Value x = adaptor.getData();
     auto in = dyn_cast<RankedTensorType>(x.getType());
     auto type = convertedType(getTypeConverter(), op.getOutput());
-    auto pads = g::getConstantInts(op.getPads());
-    if (!in || !type || !pads)
-      return rewriter.notifyMatchFailure(op, "needs constant pads");
+    auto padsType = dyn_cast<RankedTensorType>(adaptor.getPads().getType());
+    if (!in || !type || !padsType || padsType.isDynamicDim(0))
+      return rewriter.notifyMatchFailure(op, "needs ranked types");
     int64_t r = in.getRank();
     SmallVector<int64_t> axes;
     if (g::isNoValue(op.getAxes())) {
@@ -263,91 +295,99 @@ struct PadLowering : OpConversionPattern<g::PadOp> {
       return rewriter.notifyMatchFailure(op, "needs constant axes");
     }
     int64_t n = axes.size();
-    if ((int64_t)pads->size() != 2 * n)
+    if (padsType.getDimSize(0) != 2 * n)
       return rewriter.notifyMatchFailure(op, "pads do not match the axes");
-    SmallVector<int64_t> low(r, 0), high(r, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      low[axes[i]] = (*pads)[i];
-      high[axes[i]] = (*pads)[i + n];
-    }
     Location loc = op.getLoc();
-    // Negative pads crop first.
-    if (llvm::any_of(low, [](int64_t p) { return p < 0; }) ||
-        llvm::any_of(high, [](int64_t p) { return p < 0; })) {
-      SmallVector<OpFoldResult> offs, sizes, strides;
-      for (int64_t i = 0; i < r; ++i) {
-        int64_t lo = std::max<int64_t>(0, -low[i]);
-        int64_t hi = std::max<int64_t>(0, -high[i]);
-        Value size =
-            arith::SubIOp::create(rewriter, loc, dimValue(rewriter, loc, x, i),
-                                  indexConstant(rewriter, loc, lo + hi));
-        offs.push_back(rewriter.getIndexAttr(lo));
-        sizes.push_back(in.isDynamicDim(i) ? OpFoldResult(size)
-                                           : rewriter.getIndexAttr(
-                                                 in.getDimSize(i) - lo - hi));
-        strides.push_back(rewriter.getIndexAttr(1));
-        low[i] = std::max<int64_t>(0, low[i]);
-        high[i] = std::max<int64_t>(0, high[i]);
-      }
-      x = tensor::ExtractSliceOp::create(rewriter, loc, x, offs, sizes,
-                                         strides);
-    }
     StringRef mode = op.getMode();
+    if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+        mode != "wrap")
+      return rewriter.notifyMatchFailure(op, "unknown mode");
     Type elt = type.getElementType();
-    if (mode == "constant") {
-      Value value;
-      if (g::isNoValue(op.getConstantValue())) {
-        value = createScalarConstant(rewriter, loc, elt, 0.0);
-      } else {
-        Value cv = adaptor.getConstantValue();
-        auto cvType = cast<RankedTensorType>(cv.getType());
-        SmallVector<Value> at(cvType.getRank(),
-                              indexConstant(rewriter, loc, 0));
-        value = tensor::ExtractOp::create(rewriter, loc, cv, at);
-      }
-      SmallVector<OpFoldResult> lo, hi;
-      for (int64_t i = 0; i < r; ++i) {
-        lo.push_back(rewriter.getIndexAttr(low[i]));
-        hi.push_back(rewriter.getIndexAttr(high[i]));
+    Value value;
+    if (mode == "constant" && g::isNoValue(op.getConstantValue())) {
+      value = createScalarConstant(rewriter, loc, elt, 0.0);
+    } else if (mode == "constant") {
+      Value cv = adaptor.getConstantValue();
+      auto cvType = cast<RankedTensorType>(cv.getType());
+      SmallVector<Value> at(cvType.getRank(), indexConstant(rewriter, loc, 0));
+      value = tensor::ExtractOp::create(rewriter, loc, cv, at);
+    }
+
+    // Constant non-negative pads in constant mode: tensor.pad.
+    auto pads = g::getConstantInts(op.getPads());
+    if (mode == "constant" && pads &&
+        llvm::all_of(*pads, [](int64_t p) { return p >= 0; })) {
+      SmallVector<OpFoldResult> lo(r, rewriter.getIndexAttr(0)), hi(lo);
+      for (int64_t i = 0; i < n; ++i) {
+        lo[axes[i]] = rewriter.getIndexAttr((*pads)[i]);
+        hi[axes[i]] = rewriter.getIndexAttr((*pads)[i + n]);
       }
       rewriter.replaceOp(
           op, tensor::PadOp::create(rewriter, loc, type, x, lo, hi, value)
                   .getResult());
       return success();
     }
-    if (mode != "edge" && mode != "reflect" && mode != "wrap")
-      return rewriter.notifyMatchFailure(op, "unknown mode");
-    SmallVector<Value> dims, dyn;
-    for (int64_t i = 0; i < r; ++i) {
+    // Otherwise a generic reading input position (output - low), so
+    // negative (cropping) and run-time pads need no special case.
+    SmallVector<Value> low(r), dims, dyn;
+    for (int64_t i = 0; i < r; ++i)
       dims.push_back(dimValue(rewriter, loc, x, i));
-      if (type.isDynamicDim(i))
-        dyn.push_back(arith::AddIOp::create(
-            rewriter, loc, dims[i],
-            indexConstant(rewriter, loc, low[i] + high[i])));
+    SmallVector<Value> outDims(dims);
+    for (int64_t i = 0; i < n; ++i) {
+      Value lo = extractIndex(rewriter, loc, adaptor.getPads(), i);
+      Value hi = extractIndex(rewriter, loc, adaptor.getPads(), i + n);
+      low[axes[i]] = lo;
+      outDims[axes[i]] =
+          arith::AddIOp::create(rewriter, loc, dims[axes[i]],
+                                arith::AddIOp::create(rewriter, loc, lo, hi));
     }
+    for (int64_t i = 0; i < r; ++i)
+      if (type.isDynamicDim(i))
+        dyn.push_back(outDims[i]);
+    Value inside; // constant mode: the position lies in the input
     rewriter.replaceOp(
         op, createGatherGeneric(
                 rewriter, loc, type, dyn, x, {}, {},
                 [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
                   SmallVector<Value> idx;
-                  for (int64_t i = 0; i < r; ++i)
-                    idx.push_back(
-                        low[i] || high[i]
-                            ? sourceIndex(b, l, mode, ivs[i], low[i], dims[i])
-                            : ivs[i]);
+                  for (int64_t i = 0; i < r; ++i) {
+                    if (!low[i]) {
+                      idx.push_back(ivs[i]);
+                      continue;
+                    }
+                    Value p = arith::SubIOp::create(b, l, ivs[i], low[i]);
+                    if (mode == "constant") {
+                      Value zero = indexConstant(b, l, 0);
+                      Value ok = arith::AndIOp::create(
+                          b, l,
+                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                                p, zero),
+                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                                p, dims[i]));
+                      inside =
+                          inside ? arith::AndIOp::create(b, l, inside, ok) : ok;
+                    }
+                    idx.push_back(sourceIndex(b, l, mode, p, dims[i]));
+                  }
                   return idx;
+                },
+                [&](OpBuilder &b, Location l, Value v) {
+                  return inside
+                             ? arith::SelectOp::create(b, l, inside, v, value)
+                                   .getResult()
+                             : v;
                 }));
     return success();
   }
 
-  /// Input position read by output position `o` of an axis padded by `low`
-  /// in front, for the edge, reflect and wrap modes.
-  static Value sourceIndex(OpBuilder &b, Location loc, StringRef mode, Value o,
-                           int64_t low, Value dim) {
+  /// Input position for the in-axis position `i` (output minus low pad):
+  /// clamped into range for constant (the value is then masked) and edge,
+  /// mirrored for reflect, modulo for wrap.
+  static Value sourceIndex(OpBuilder &b, Location loc, StringRef mode, Value i,
+                           Value dim) {
     Value zero = indexConstant(b, loc, 0);
     Value last = arith::SubIOp::create(b, loc, dim, indexConstant(b, loc, 1));
-    Value i = arith::SubIOp::create(b, loc, o, indexConstant(b, loc, low));
-    if (mode == "edge")
+    if (mode == "edge" || mode == "constant")
       return clampIndex(b, loc, i, zero, last);
     if (mode == "wrap") {
       Value m = arith::RemSIOp::create(b, loc, i, dim);

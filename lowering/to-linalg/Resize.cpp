@@ -225,8 +225,11 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
   Value sourceCoordinate(OpBuilder &b, Location l, StringRef ctm, Value o,
                          const AxisInfo &info) const {
     Value x = toFloat(b, l, o);
-    Value inLen = toFloat(b, l, info.inLen),
-          outLen = toFloat(b, l, info.outLen);
+    // The reference uses the unrounded output length scale * in, except for
+    // the symmetric adjustment.
+    Value inLen = toFloat(b, l, info.inLen);
+    Value outInt = toFloat(b, l, info.outLen);
+    Value outLen = arith::MulFOp::create(b, l, info.scale, inLen);
     Value one = cst(b, l, 1.0), half = cst(b, l, 0.5), zero = cst(b, l, 0.0);
     auto add = [&](Value a, Value c) {
       return arith::AddFOp::create(b, l, a, c);
@@ -246,7 +249,7 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
     if (ctm == "half_pixel")
       return halfPixel;
     if (ctm == "half_pixel_symmetric") {
-      Value adj = div(outLen, mul(info.scale, inLen));
+      Value adj = div(outInt, outLen);
       Value center = div(inLen, cst(b, l, 2.0));
       Value offset = mul(center, sub(one, adj));
       return add(offset, halfPixel);
