@@ -122,6 +122,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
     info.entryTakesArena = true;
     info.arenaBytes = bytes.getInt();
   }
+  if (auto bound = module->getAttrOfType<IntegerAttr>(kArenaLowerBoundAttr))
+    info.arenaLowerBound = bound.getInt();
   if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
     return err;
   auto tm = target->createTargetMachine(options.targetOptions);
@@ -132,7 +134,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
   if (auto ec = llvm::sys::fs::createTemporaryFile("kiln", "o", objPath))
     return llvm::errorCodeToError(ec);
   llvm::Error err = optimizeAndEmitObject(
-      *llvmModule, **tm, options.targetOptions.optLevel, objPath);
+      *llvmModule, **tm, options.targetOptions.optLevel, objPath,
+      options.asmPath);
   if (!err)
     err = target->linkSharedLibrary({std::string(objPath)}, options.outputPath);
   llvm::sys::fs::remove(objPath);

@@ -147,7 +147,7 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   auto *descTy = StructType::create(
       ctx,
       {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64, ptrTy, i64, ptrTy, i64, ptrTy,
-       i64, i64, ptrTy},
+       i64, i64, ptrTy, i64},
       "kiln_model_desc");
   Constant *desc = ConstantStruct::get(
       descTy,
@@ -162,7 +162,8 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
        makeInfos(sig.outputs, "output"),
        ConstantInt::get(i64, sig.symbols.size()), symbols,
        ConstantInt::get(i64, info.arenaBytes),
-       ConstantInt::get(i64, info.arenaAlignment), run});
+       ConstantInt::get(i64, info.arenaAlignment), run,
+       ConstantInt::get(i64, info.arenaLowerBound)});
   auto *descVar = new GlobalVariable(m, descTy, true,
                                      GlobalValue::PrivateLinkage, desc,
                                      "kiln.model_desc");

@@ -23,6 +23,7 @@ struct ModelLibraryInfo {
   std::string target;
   uint64_t arenaBytes = 0;
   uint64_t arenaAlignment = 64;
+  uint64_t arenaLowerBound = 0;
   /// True when the entry takes a trailing arena memref argument.
   bool entryTakesArena = false;
 };
@@ -38,10 +39,12 @@ llvm::Error addModelEntryPoints(llvm::Module &module, const ModelSignature &sig,
 /// FNV-1a 64 over the bytes of every constant global (the weights).
 uint64_t computeWeightsChecksum(const llvm::Module &module);
 
-/// Runs the LLVM optimization pipeline and writes an object file.
+/// Runs the LLVM optimization pipeline and writes an object file, and the
+/// same code as assembly to `asmPath` when it is not empty.
 llvm::Error optimizeAndEmitObject(llvm::Module &module,
                                   llvm::TargetMachine &tm, unsigned optLevel,
-                                  llvm::StringRef path);
+                                  llvm::StringRef path,
+                                  llvm::StringRef asmPath = "");
 
 /// Writes the C header describing the model's inputs and outputs.
 llvm::Error writeModelHeader(const ModelSignature &sig,

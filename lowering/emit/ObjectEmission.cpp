@@ -10,13 +10,28 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace llvm;
 
 namespace kiln {
 
+static Error emitFile(Module &m, TargetMachine &tm, StringRef path,
+                      CodeGenFileType type) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError("cannot write " + path + ": " + ec.message());
+  legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr, type))
+    return createStringError("the target cannot emit this file type");
+  codegen.run(m);
+  os.flush();
+  return Error::success();
+}
+
 Error optimizeAndEmitObject(Module &m, TargetMachine &tm, unsigned optLevel,
-                            StringRef path) {
+                            StringRef path, StringRef asmPath) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(tm.getTargetTriple());
   // Lowered MLIR carries no CPU attributes; give every function the target's
@@ -49,16 +64,12 @@ Error optimizeAndEmitObject(Module &m, TargetMachine &tm, unsigned optLevel,
     mpm.run(m, mam);
   }
 
-  std::error_code ec;
-  raw_fd_ostream os(path, ec, sys::fs::OF_None);
-  if (ec)
-    return createStringError("cannot write " + path + ": " + ec.message());
-  legacy::PassManager codegen;
-  if (tm.addPassesToEmitFile(codegen, os, nullptr, CodeGenFileType::ObjectFile))
-    return createStringError("the target cannot emit object files");
-  codegen.run(m);
-  os.flush();
-  return Error::success();
+  // Code generation rewrites the IR, so assembly is emitted from a copy.
+  if (!asmPath.empty())
+    if (Error err = emitFile(*CloneModule(m), tm, asmPath,
+                             CodeGenFileType::AssemblyFile))
+      return err;
+  return emitFile(m, tm, path, CodeGenFileType::ObjectFile);
 }
 
 static const char *dtypeMacro(int32_t code) {
@@ -97,7 +108,9 @@ Error writeModelHeader(const ModelSignature &sig, const ModelLibraryInfo &info,
   std::string prefix = "KILN_MODEL_" + upper;
   os << "#define " << prefix << "_NUM_INPUTS " << sig.inputs.size() << "\n"
      << "#define " << prefix << "_NUM_OUTPUTS " << sig.outputs.size() << "\n"
-     << "#define " << prefix << "_ARENA_BYTES " << info.arenaBytes << "u\n\n";
+     << "#define " << prefix << "_ARENA_BYTES " << info.arenaBytes << "u\n"
+     << "#define " << prefix << "_ARENA_LOWER_BOUND " << info.arenaLowerBound
+     << "u\n\n";
   auto emit = [&](ArrayRef<TensorSignature> tensors, StringRef role) {
     for (auto [i, t] : llvm::enumerate(tensors)) {
       std::string p = prefix + "_" + StringRef(role).upper() + "_" +

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 1u
+#define KILN_MODEL_ABI_VERSION 2u
 
 /* Element types use ONNX TensorProto.DataType codes so that .pb files and
  * model metadata agree without a translation table. */
@@ -71,6 +71,9 @@ typedef struct kiln_model_desc {
   uint64_t arena_bytes;       /* scratch size from the static memory plan */
   uint64_t arena_alignment;
   kiln_model_run_fn run;
+  /* Most bytes of planned buffers alive at once: no plan can use a smaller
+   * arena, so arena_bytes / arena_lower_bound measures the plan. */
+  uint64_t arena_lower_bound;
 } kiln_model_desc;
 
 typedef const kiln_model_desc *(*kiln_model_get_fn)(void);
