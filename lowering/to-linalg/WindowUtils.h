@@ -1,0 +1,109 @@
+//===- WindowUtils.h - Helpers shared by Conv and pooling -------*- C++ -*-===//
+#ifndef KILN_LOWERING_TOLINALG_WINDOWUTILS_H
+#define KILN_LOWERING_TOLINALG_WINDOWUTILS_H
+
+#include "dialects/graph/ShapeInference.h"
+#include "lowering/to-linalg/Patterns.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace kiln {
+namespace window {
+
+using namespace mlir;
+
+using IteratorTypes = llvm::SmallVector<mlir::utils::IteratorType>;
+
+/// Resolved geometry of a window op over the spatial dims.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, lo, hi;
+  size_t rank() const { return kernel.size(); }
+};
+
+inline SmallVector<int64_t> orOnes(std::optional<ArrayRef<int64_t>> v,
+                                   size_t n) {
+  return v ? SmallVector<int64_t>(*v) : SmallVector<int64_t>(n, 1);
+}
+
+/// Checks that only the batch dim of `t` is dynamic.
+inline bool staticButBatch(RankedTensorType t) {
+  return llvm::none_of(t.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+inline FailureOr<Window> getWindow(RankedTensorType x, ArrayRef<int64_t> kernel,
+                                   StringRef autoPad,
+                                   std::optional<ArrayRef<int64_t>> strides,
+                                   std::optional<ArrayRef<int64_t>> dilations,
+                                   std::optional<ArrayRef<int64_t>> pads) {
+  ArrayRef<int64_t> spatial = x.getShape().drop_front(2);
+  graph::WindowParams p{autoPad, kernel, strides, dilations, pads, false};
+  auto resolved = graph::resolvePads(std::nullopt, spatial, p);
+  if (failed(resolved))
+    return failure();
+  size_t n = spatial.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = orOnes(strides, n);
+  w.dilations = orOnes(dilations, n);
+  w.lo.assign(resolved->begin(), resolved->begin() + n);
+  w.hi.assign(resolved->begin() + n, resolved->end());
+  return w;
+}
+
+/// Grows the end padding so that every output window of `out` (spatial
+/// extents) fits; ceil_mode windows may run past the explicit padding.
+inline void padForOutput(Window &w, ArrayRef<int64_t> in,
+                         ArrayRef<int64_t> out) {
+  for (size_t i = 0; i < w.rank(); ++i) {
+    int64_t need =
+        (out[i] - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t have = in[i] + w.lo[i] + w.hi[i];
+    if (need > have)
+      w.hi[i] += need - have;
+  }
+}
+
+/// `x` ([N, C, spatial...]) padded by `lo`/`hi` on the spatial dims.
+inline Value padSpatial(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                        Value padValue) {
+  if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(hi, [](int64_t v) { return v == 0; }))
+    return x;
+  auto t = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)), high = low;
+  for (size_t i = 0; i < lo.size(); ++i) {
+    shape[i + 2] += lo[i] + hi[i];
+    low.push_back(b.getIndexAttr(lo[i]));
+    high.push_back(b.getIndexAttr(hi[i]));
+  }
+  return tensor::PadOp::create(b, loc, t.clone(shape), x, low, high, padValue);
+}
+
+/// `tensor.empty` of `type` whose only possibly dynamic dim, the batch, has
+/// the extent of `x`'s dim 0.
+inline Value emptyWithBatch(OpBuilder &b, Location loc, RankedTensorType type,
+                            Value x) {
+  SmallVector<Value> dyn;
+  if (type.isDynamicDim(0))
+    dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dyn);
+}
+
+inline Value fillTensor(OpBuilder &b, Location loc, Value empty, Value scalar) {
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+} // namespace window
+
+/// MaxPool, AveragePool and GlobalAveragePool; part of
+/// populateConvPoolLoweringPatterns.
+void populatePoolingLoweringPatterns(GraphTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
+
+} // namespace kiln
+
+#endif // KILN_LOWERING_TOLINALG_WINDOWUTILS_H

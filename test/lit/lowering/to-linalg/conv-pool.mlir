@@ -1,0 +1,106 @@
+// RUN: kiln-opt %s --convert-graph-to-linalg -split-input-file | FileCheck %s
+
+// A 2-D ungrouped Conv: padded input, bias-initialised accumulator, named op.
+// CHECK-LABEL: func.func @conv2d_bias
+// CHECK: tensor.pad %{{.*}} low[0, 0, 3, 3] high[0, 0, 3, 3]
+// CHECK: tensor<?x3x224x224xf32> to tensor<?x3x230x230xf32>
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x3x224x224xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?x64x112x112xf32>
+// CHECK: %[[B:.*]] = linalg.broadcast ins(%{{.*}} : tensor<64xf32>) outs(%[[E]] : tensor<?x64x112x112xf32>) dimensions = [0, 2, 3]
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x3x230x230xf32>, tensor<64x3x7x7xf32>) outs(%[[B]] : tensor<?x64x112x112xf32>)
+func.func @conv2d_bias(%x: tensor<?x3x224x224xf32>, %w: tensor<64x3x7x7xf32>, %b: tensor<64xf32>) -> tensor<?x64x112x112xf32> {
+  %0 = kiln_graph.Conv %x, %w, %b {kernel_shape = array<i64: 7, 7>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<?x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<?x64x112x112xf32>
+  return %0 : tensor<?x64x112x112xf32>
+}
+
+// -----
+
+// Grouped Conv (depthwise here) splits the channel dims into groups and
+// runs a generic; SAME_UPPER with dilation 2 pads 2 on each side.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6 * 2, d4 + d7 * 2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-LABEL: func.func @conv2d_depthwise
+// CHECK: tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK: linalg.fill
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 8, 1, 20, 20] : tensor<?x8x20x20xf32> into tensor<?x8x1x20x20xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3]
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x8x1x16x16xf32> into tensor<?x8x16x16xf32>
+func.func @conv2d_depthwise(%x: tensor<?x8x16x16xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<?x8x16x16xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none {auto_pad = "SAME_UPPER", dilations = array<i64: 2, 2>, group = 8 : i64} : (tensor<?x8x16x16xf32>, tensor<8x1x3x3xf32>, none) -> tensor<?x8x16x16xf32>
+  return %0 : tensor<?x8x16x16xf32>
+}
+
+// -----
+
+// ConvTranspose with stride 2: zeros inserted by a strided insert_slice,
+// the kernel flipped and transposed, then a stride-1 convolution.
+// CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, -d3 + 1, -d4 + 1)>
+// CHECK-LABEL: func.func @conv_transpose_2x2
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x16x9x9xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[Z]][0, 0, 1, 1] [%{{.*}}, 16, 4, 4] [1, 1, 2, 2] : tensor<?x16x4x4xf32> into tensor<?x16x9x9xf32>
+// CHECK: linalg.broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[FLIP]], #{{.*}}]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<?x1x8x8x8xf32> into tensor<?x8x8x8xf32>
+func.func @conv_transpose_2x2(%x: tensor<?x16x4x4xf32>, %w: tensor<16x8x2x2xf32>, %b: tensor<8xf32>) -> tensor<?x8x8x8xf32> {
+  %0 = kiln_graph.ConvTranspose %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<?x16x4x4xf32>, tensor<16x8x2x2xf32>, tensor<8xf32>) -> tensor<?x8x8x8xf32>
+  return %0 : tensor<?x8x8x8xf32>
+}
+
+// -----
+
+// MaxPool pads with -inf; ceil_mode grows the end padding.
+// CHECK-LABEL: func.func @maxpool_ceil
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[NINF]]
+// CHECK: linalg.fill ins(%[[NINF]] : f32)
+// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x3x7x7xf32>, tensor<3x3xf32>)
+func.func @maxpool_ceil(%x: tensor<?x3x6x6xf32>) -> tensor<?x3x3x3xf32> {
+  %0 = kiln_graph.MaxPool %x {ceil_mode = 1 : i64, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<?x3x6x6xf32>) -> tensor<?x3x3x3xf32>
+  return %0 : tensor<?x3x3x3xf32>
+}
+
+// -----
+
+// Unsigned integers take a generic with maxui and 0 as the identity.
+// CHECK-LABEL: func.func @maxpool_1d_u8
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.maxui
+func.func @maxpool_1d_u8(%x: tensor<1x3x8xui8>) -> tensor<1x3x7xui8> {
+  %0 = kiln_graph.MaxPool %x {kernel_shape = array<i64: 2>} : (tensor<1x3x8xui8>) -> tensor<1x3x7xui8>
+  return %0 : tensor<1x3x7xui8>
+}
+
+// -----
+
+// Without count_include_pad the border windows divide by fewer taps.
+// CHECK-LABEL: func.func @avgpool_pads
+// CHECK: arith.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
+// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: linalg.pooling_nchw_sum
+// CHECK: linalg.generic
+// CHECK: arith.divf
+func.func @avgpool_pads(%x: tensor<?x2x3x3xf32>) -> tensor<?x2x3x3xf32> {
+  %0 = kiln_graph.AveragePool %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x2x3x3xf32>) -> tensor<?x2x3x3xf32>
+  return %0 : tensor<?x2x3x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @global_avgpool
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: arith.addf
+// CHECK: arith.sitofp
+// CHECK: linalg.generic
+// CHECK: arith.divf
+// CHECK: -> tensor<?x4x1x1xf32>
+func.func @global_avgpool(%x: tensor<?x4x7x7xf32>) -> tensor<?x4x1x1xf32> {
+  %0 = kiln_graph.GlobalAveragePool %x : (tensor<?x4x7x7xf32>) -> tensor<?x4x1x1xf32>
+  return %0 : tensor<?x4x1x1xf32>
+}
