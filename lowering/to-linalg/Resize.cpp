@@ -28,9 +28,9 @@ namespace {
 /// Run-time description of one resized axis.
 struct AxisInfo {
   int64_t axis;
-  Value inLen, outLen; // index
-  Value scale;         // f64
-  double roiStart = 0, roiEnd = 1;
+  Value inLen, outLen;    // index
+  Value scale;            // f64
+  Value roiStart, roiEnd; // f64, tf_crop_and_resize only
 };
 
 static int64_t vectorLength(Value v) {
@@ -107,11 +107,11 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
       }
       commonScale = s;
     }
-    std::optional<SmallVector<double>> roi;
-    if (ctm == "tf_crop_and_resize") {
-      roi = g::getConstantFloats(op.getRoi());
-      if (!roi || (int64_t)roi->size() != 2 * n)
-        return rewriter.notifyMatchFailure(op, "needs a constant roi");
+    bool crop = ctm == "tf_crop_and_resize";
+    if (crop) {
+      auto roiType = dyn_cast<RankedTensorType>(adaptor.getRoi().getType());
+      if (!roiType || roiType.getRank() != 1 || roiType.getDimSize(0) != 2 * n)
+        return rewriter.notifyMatchFailure(op, "needs a roi per axis");
     }
 
     SmallVector<AxisInfo> infos;
@@ -151,12 +151,18 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
       }
       info.outLen = outLen;
       outDims[info.axis] = outLen;
-      if (roi) {
-        info.roiStart = (*roi)[k];
-        info.roiEnd = (*roi)[k + n];
+      if (crop) {
+        auto roiAt = [&](int64_t i) {
+          Value v = tensor::ExtractOp::create(
+              rewriter, loc, adaptor.getRoi(),
+              ValueRange{indexConstant(rewriter, loc, i)});
+          return castScalar(rewriter, loc, v, f64);
+        };
+        info.roiStart = roiAt(k);
+        info.roiEnd = roiAt(k + n);
       }
       // Same extent and unit scale: the identity on this axis.
-      if (!roi && !in.isDynamicDim(info.axis) &&
+      if (!crop && !in.isDynamicDim(info.axis) &&
           in.getDimSize(info.axis) == type.getDimSize(info.axis) &&
           (!hasScales || g::getConstantFloats(op.getScales()) &&
                              (*g::getConstantFloats(op.getScales()))[k] == 1.0))
@@ -265,7 +271,7 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
       return arith::SelectOp::create(b, l, outGtOne,
                                      div(mul(x, inLast), outLast), zero);
     // tf_crop_and_resize
-    Value s = cst(b, l, info.roiStart), e = cst(b, l, info.roiEnd);
+    Value s = info.roiStart, e = info.roiEnd;
     Value span = sub(e, s);
     Value many = add(mul(s, inLast), div(mul(mul(x, span), inLast), outLast));
     Value single = mul(mul(half, add(s, e)), inLast);
