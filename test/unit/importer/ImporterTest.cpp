@@ -112,6 +112,9 @@ struct DtypeCase {
   const char *mlirType;
 };
 
+// Stable, readable test names for ctest (the default prints raw bytes).
+void PrintTo(const DtypeCase &c, std::ostream *os) { *os << c.mlirType; }
+
 class ElementTypeTest : public ::testing::TestWithParam<DtypeCase> {};
 
 TEST_P(ElementTypeTest, InitializerElementType) {
@@ -149,7 +152,10 @@ INSTANTIATE_TEST_SUITE_P(
                       DtypeCase{onnx::TensorProto_DataType_UINT16, "ui16"},
                       DtypeCase{onnx::TensorProto_DataType_UINT32, "ui32"},
                       DtypeCase{onnx::TensorProto_DataType_UINT64, "ui64"},
-                      DtypeCase{onnx::TensorProto_DataType_BOOL, "i1"}));
+                      DtypeCase{onnx::TensorProto_DataType_BOOL, "i1"}),
+    [](const ::testing::TestParamInfo<DtypeCase> &info) {
+      return std::string(info.param.mlirType);
+    });
 
 TEST(Importer, TypedFieldsNarrowCorrectly) {
   MLIRContext ctx;
