@@ -109,6 +109,42 @@ Value flipKernel(OpBuilder &b, Location loc, Value w) {
       .getResult(0);
 }
 
+/// Convolution of the padded `input` [N, C, S...] with `weight`
+/// [M, C / group, K...] accumulating into `init` [N, M, O...]: an upstream
+/// named op where one fits, else the grouped generic.
+Value emitConv(OpBuilder &b, Location loc, Value input, Value weight,
+               Value init, const Window &w, ArrayRef<int64_t> strides,
+               int64_t group) {
+  auto stridesAttr = b.getI64TensorAttr(strides);
+  auto dilationsAttr = b.getI64TensorAttr(w.dilations);
+  auto named = [&](auto tag, Value in, Value wt, Value acc) {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, TypeRange{acc.getType()}, ValueRange{in, wt},
+                        ValueRange{acc}, stridesAttr, dilationsAttr)
+        .getResult(0);
+  };
+  auto wt = cast<RankedTensorType>(weight.getType());
+  int64_t channels = cast<RankedTensorType>(input.getType()).getDimSize(1);
+  if (group == 1 && w.rank() == 1)
+    return named(linalg::Conv1DNcwFcwOp(), input, weight, init);
+  if (group == 1 && w.rank() == 2)
+    return named(linalg::Conv2DNchwFchwOp(), input, weight, init);
+  if (group == 1 && w.rank() == 3)
+    return named(linalg::Conv3DNcdhwFcdhwOp(), input, weight, init);
+  if (w.rank() == 2 && group == channels && wt.getDimSize(0) == channels) {
+    // Depthwise: drop the unit input-channel dim of the weight.
+    Value w3 = tensor::CollapseShapeOp::create(
+        b, loc, weight, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    return named(linalg::DepthwiseConv2DNchwChwOp(), input, w3, init);
+  }
+  Value in = splitDim(b, loc, input, 1, group);
+  Value wg = splitDim(b, loc, weight, 0, group);
+  Value acc = splitDim(b, loc, init, 1, group);
+  Value conv = w.rank() == 2 ? named(linalg::Conv2DNgchwGfchwOp(), in, wg, acc)
+                             : groupedConv(b, loc, in, wg, acc, w, strides);
+  return mergeDims(b, loc, conv, 1);
+}
+
 /// The accumulator of a convolution: the bias broadcast over [N, M, O...],
 /// or zeros.
 Value convInit(OpBuilder &b, Location loc, RankedTensorType type, Value x,
@@ -152,23 +188,8 @@ struct ConvLowering : OpConversionPattern<g::ConvOp> {
     Value zero = createScalarConstant(rewriter, loc, xt.getElementType(), 0.0);
     Value padded = padSpatial(rewriter, loc, x, win->lo, win->hi, zero);
     Value init = convInit(rewriter, loc, yt, x, adaptor.getB());
-    int64_t group = op.getGroup();
-
-    Value result;
-    if (win->rank() == 2 && group == 1) {
-      result = linalg::Conv2DNchwFchwOp::create(
-                   rewriter, loc, TypeRange{yt}, ValueRange{padded, w},
-                   ValueRange{init}, rewriter.getI64TensorAttr(win->strides),
-                   rewriter.getI64TensorAttr(win->dilations))
-                   .getResult(0);
-    } else {
-      Value in = splitDim(rewriter, loc, padded, 1, group);
-      Value wg = splitDim(rewriter, loc, w, 0, group);
-      Value acc = splitDim(rewriter, loc, init, 1, group);
-      Value conv = groupedConv(rewriter, loc, in, wg, acc, *win, win->strides);
-      result = mergeDims(rewriter, loc, conv, 1);
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, emitConv(rewriter, loc, padded, w, init, *win,
+                                    win->strides, op.getGroup()));
     return success();
   }
 };
@@ -254,12 +275,11 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
 
     int64_t group = op.getGroup();
     Value init = convInit(rewriter, loc, yt, x, adaptor.getB());
-    Value in = splitDim(rewriter, loc, buf, 1, group);
-    Value wg = flipKernel(rewriter, loc, splitDim(rewriter, loc, w, 0, group));
-    Value acc = splitDim(rewriter, loc, init, 1, group);
-    Value conv = groupedConv(rewriter, loc, in, wg, acc, win,
-                             SmallVector<int64_t>(n, 1));
-    rewriter.replaceOp(op, mergeDims(rewriter, loc, conv, 1));
+    Value wf = mergeDims(
+        rewriter, loc,
+        flipKernel(rewriter, loc, splitDim(rewriter, loc, w, 0, group)), 0);
+    rewriter.replaceOp(op, emitConv(rewriter, loc, buf, wf, init, win,
+                                    SmallVector<int64_t>(n, 1), group));
     return success();
   }
 };

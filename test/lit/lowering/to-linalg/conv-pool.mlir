@@ -15,21 +15,43 @@ func.func @conv2d_bias(%x: tensor<?x3x224x224xf32>, %w: tensor<64x3x7x7xf32>, %b
 
 // -----
 
-// Grouped Conv (depthwise here) splits the channel dims into groups and
-// runs a generic; SAME_UPPER with dilation 2 pads 2 on each side.
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6 * 2, d4 + d7 * 2)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// Depthwise Conv drops the unit channel dim of the weight; SAME_UPPER with
+// dilation 2 pads 2 on each side.
 // CHECK-LABEL: func.func @conv2d_depthwise
 // CHECK: tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
-// CHECK: linalg.fill
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 8, 1, 20, 20] : tensor<?x8x20x20xf32> into tensor<?x8x1x20x20xf32>
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3]
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x8x1x16x16xf32> into tensor<?x8x16x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<8x1x3x3xf32> into tensor<8x3x3xf32>
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x8x20x20xf32>, tensor<8x3x3xf32>)
 func.func @conv2d_depthwise(%x: tensor<?x8x16x16xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<?x8x16x16xf32> {
   %none = kiln_graph.NoValue : none
   %0 = kiln_graph.Conv %x, %w, %none {auto_pad = "SAME_UPPER", dilations = array<i64: 2, 2>, group = 8 : i64} : (tensor<?x8x16x16xf32>, tensor<8x1x3x3xf32>, none) -> tensor<?x8x16x16xf32>
   return %0 : tensor<?x8x16x16xf32>
+}
+
+// -----
+
+// Other groups split the channel dims into [G, C/G].
+// CHECK-LABEL: func.func @conv2d_grouped
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 2, 4, 6, 6] : tensor<?x8x6x6xf32> into tensor<?x2x4x6x6xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 3, 4, 3, 3] : tensor<6x4x3x3xf32> into tensor<2x3x4x3x3xf32>
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x2x3x4x4xf32> into tensor<?x6x4x4xf32>
+func.func @conv2d_grouped(%x: tensor<?x8x6x6xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<?x6x4x4xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none {group = 2 : i64} : (tensor<?x8x6x6xf32>, tensor<6x4x3x3xf32>, none) -> tensor<?x6x4x4xf32>
+  return %0 : tensor<?x6x4x4xf32>
+}
+
+// -----
+
+// Grouped 1-D Conv has no named op: a generic over (n, g, m, o, c, k).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d3 * 2 + d5)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>
+// CHECK-LABEL: func.func @conv1d_grouped
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+func.func @conv1d_grouped(%x: tensor<1x4x9xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x4x4xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none {group = 2 : i64, strides = array<i64: 2>} : (tensor<1x4x9xf32>, tensor<4x2x3xf32>, none) -> tensor<1x4x4xf32>
+  return %0 : tensor<1x4x4xf32>
 }
 
 // -----
@@ -42,9 +64,8 @@ func.func @conv2d_depthwise(%x: tensor<?x8x16x16xf32>, %w: tensor<8x1x3x3xf32>) 
 // CHECK: tensor.insert_slice %{{.*}} into %[[Z]][0, 0, 1, 1] [%{{.*}}, 16, 4, 4] [1, 1, 2, 2] : tensor<?x16x4x4xf32> into tensor<?x16x9x9xf32>
 // CHECK: linalg.broadcast
 // CHECK: linalg.generic {indexing_maps = [#[[FLIP]], #{{.*}}]
-// CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-// CHECK: tensor.collapse_shape %{{.*}} : tensor<?x1x8x8x8xf32> into tensor<?x8x8x8xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x8x16x2x2xf32> into tensor<8x16x2x2xf32>
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x16x9x9xf32>, tensor<8x16x2x2xf32>)
 func.func @conv_transpose_2x2(%x: tensor<?x16x4x4xf32>, %w: tensor<16x8x2x2xf32>, %b: tensor<8xf32>) -> tensor<?x8x8x8xf32> {
   %0 = kiln_graph.ConvTranspose %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<?x16x4x4xf32>, tensor<16x8x2x2xf32>, tensor<8xf32>) -> tensor<?x8x8x8xf32>
   return %0 : tensor<?x8x8x8xf32>
