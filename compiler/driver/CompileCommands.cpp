@@ -77,6 +77,8 @@ int runCompile(const Args &args) {
       ok = value(options.targetOptions.features);
     else if (a == "--header")
       ok = value(options.headerPath);
+    else if (a == "--emit-asm")
+      ok = value(options.asmPath);
     else if (a == "--dump-ir")
       options.dumpIR = true;
     else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' &&

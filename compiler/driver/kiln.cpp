@@ -13,6 +13,7 @@ static const char *kUsage =
     "commands:\n"
     "  compile MODEL.onnx -o MODEL.so [--target NAME] [--cpu CPU]\n"
     "          [--features +f,-g] [-O0..3] [--header FILE] [--dump-ir]\n"
+    "          [--emit-asm FILE]\n"
     "                       compile to a shared library and C header\n"
     "  run MODEL.so --input FILE... [--output FILE...]\n"
     "                       run a compiled model on .npy/.pb tensors\n"

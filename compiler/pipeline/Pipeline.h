@@ -18,6 +18,8 @@ struct CompileOptions {
   /// unless `headerPath` is set.
   std::string outputPath;
   std::string headerPath;
+  /// When set, also write the target assembly of the model here.
+  std::string asmPath;
   /// Print the IR after each stage to stderr.
   bool dumpIR = false;
 };
