@@ -137,7 +137,7 @@ done:
 }
 
 static int write_npy(const char *path, const npy_array *a) {
-  const char *descr = NULL;
+  const char *descr = a->dtype == KILN_DTYPE_BFLOAT16 ? "<u2" : NULL;
   for (size_t i = 0; i < sizeof kDescrs / sizeof kDescrs[0]; ++i)
     if (kDescrs[i].dtype == a->dtype)
       descr = kDescrs[i].descr;
@@ -205,6 +205,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < num_in; ++i) {
     if (read_npy(in_paths[i], &inputs[i]))
       return 1;
+    /* numpy has no bfloat16: such inputs arrive as their uint16 bits. */
+    const kiln_tensor_info *info = kiln_model_input(model, i);
+    if (info && info->dtype == KILN_DTYPE_BFLOAT16 &&
+        inputs[i].dtype == KILN_DTYPE_UINT16)
+      inputs[i].dtype = KILN_DTYPE_BFLOAT16;
     in_tensors[i] =
         (kiln_tensor){inputs[i].dtype, inputs[i].rank, inputs[i].dims,
                       inputs[i].data, inputs[i].bytes};
