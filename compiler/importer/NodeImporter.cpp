@@ -294,6 +294,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
   NodeForm form;
   form.opType = n.op_type();
   form.numResults = n.output_size();
+  // LayerNormalization's statistics outputs are computed only when used.
+  if (form.opType == "LayerNormalization")
+    while (form.numResults > 1 && (n.output(form.numResults - 1).empty() ||
+                                   !isUsed(n.output(form.numResults - 1))))
+      --form.numResults;
   for (const std::string &name : n.input()) {
     if (name.empty()) {
       form.operands.push_back(Value());

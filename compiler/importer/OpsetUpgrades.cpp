@@ -175,6 +175,92 @@ LogicalResult upgradeUpsample(GraphImporter &im, NodeForm &form) {
   setLegacyResizeModes(im, form);
   return success();
 }
+/// Emits `opType(operands)` with `attrs` and returns its first result.
+FailureOr<Value> emitSimple(GraphImporter &im, llvm::StringRef opType,
+                            llvm::ArrayRef<Value> operands,
+                            llvm::ArrayRef<NamedAttribute> attrs = {}) {
+  NodeForm form;
+  form.opType = opType.str();
+  form.operands.assign(operands.begin(), operands.end());
+  for (const NamedAttribute &a : attrs)
+    form.attrs.set(a.getName(), a.getValue());
+  FailureOr<Operation *> op = im.emitOp(form);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+/// LayerNormalization whose Mean / InvStdDev outputs are used: kiln_graph
+/// models only Y, so the node becomes its defining primitive ops, which
+/// produce all three.
+LogicalResult expandLayerNormWithStats(GraphImporter &im, NodeForm &form,
+                                       llvm::SmallVectorImpl<Value> &results) {
+  Builder &b = im.getBuilder();
+  int64_t axis = -1;
+  double epsilon = 1e-5;
+  if (auto a = dyn_cast_or_null<IntegerAttr>(take(form, "axis")))
+    axis = a.getInt();
+  if (auto e = dyn_cast_or_null<FloatAttr>(take(form, "epsilon")))
+    epsilon = e.getValueAsDouble();
+  take(form, "stash_type");
+  if (form.operands.size() < 2 || !form.operands[0] || !form.operands[1])
+    return im.nodeError("expects inputs X and Scale");
+  Value x = form.operands[0];
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !type.getElementType().isF32())
+    return im.nodeError("Mean/InvStdDev outputs need a ranked float input");
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= rank)
+    return im.nodeError("axis " + std::to_string(axis) +
+                        " is out of range for rank " + std::to_string(rank));
+  if (axis < 0)
+    axis += rank;
+  llvm::SmallVector<int64_t> axesList;
+  for (int64_t i = axis; i < rank; ++i)
+    axesList.push_back(i);
+  FailureOr<Value> axes = im.constantI64(axesList);
+  FailureOr<Value> eps = im.scalarLike(epsilon, x);
+  FailureOr<Value> one = im.scalarLike(1.0, x);
+  if (failed(axes) || failed(eps) || failed(one))
+    return failure();
+  NamedAttribute keep(b.getStringAttr("keepdims"), b.getI64IntegerAttr(1));
+  FailureOr<Value> mean = emitSimple(im, "ReduceMean", {x, *axes}, {keep});
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> d = emitSimple(im, "Sub", {x, *mean});
+  if (failed(d))
+    return failure();
+  FailureOr<Value> sq = emitSimple(im, "Mul", {*d, *d});
+  if (failed(sq))
+    return failure();
+  FailureOr<Value> var = emitSimple(im, "ReduceMean", {*sq, *axes}, {keep});
+  if (failed(var))
+    return failure();
+  FailureOr<Value> shifted = emitSimple(im, "Add", {*var, *eps});
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> stdDev = emitSimple(im, "Sqrt", {*shifted});
+  if (failed(stdDev))
+    return failure();
+  FailureOr<Value> invStd = emitSimple(im, "Div", {*one, *stdDev});
+  if (failed(invStd))
+    return failure();
+  FailureOr<Value> normalized = emitSimple(im, "Mul", {*d, *invStd});
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> y = emitSimple(im, "Mul", {*normalized, form.operands[1]});
+  if (failed(y))
+    return failure();
+  if (form.operands.size() > 2 && form.operands[2]) {
+    y = emitSimple(im, "Add", {*y, form.operands[2]});
+    if (failed(y))
+      return failure();
+  }
+  results.assign({*y, *mean, *invStd});
+  results.resize(form.numResults);
+  return success();
+}
+
 } // namespace
 
 LogicalResult upgradeNode(GraphImporter &im, NodeForm &form,
@@ -228,6 +314,8 @@ LogicalResult upgradeNode(GraphImporter &im, NodeForm &form,
   }
   if (op == "Upsample")
     return upgradeUpsample(im, form);
+  if (op == "LayerNormalization" && form.numResults > 1)
+    return expandLayerNormWithStats(im, form, results);
   if (op == "Dropout") {
     // Inference only: Dropout is the identity. An unused mask output is
     // dropped; a used one is rejected when outputs are bound.
