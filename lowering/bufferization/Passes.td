@@ -25,4 +25,14 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def CopyToLinalg : Pass<"kiln-copy-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy";
+  let description = [{
+    memref.copy between non-contiguous views lowers to a call into MLIR's
+    C runner library, which model libraries do not link. linalg.copy lowers
+    to plain loops like every other linalg op.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // KILN_LOWERING_BUFFERIZATION_PASSES
