@@ -9,7 +9,8 @@
 
 #define KILN_FOR_EACH_TARGET(TARGET)                                           \
   TARGET(X86_64)                                                               \
-  TARGET(AArch64)
+  TARGET(AArch64)                                                              \
+  TARGET(Riscv64)
 
 namespace kiln {
 
