@@ -4,6 +4,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
 #include "lowering/emit/ModelLibrary.h"
+#include "lowering/graph/Passes.h"
 #include "lowering/to-linalg/Passes.h"
 #include "lowering/to-linalg/Patterns.h"
 
@@ -26,6 +27,7 @@ namespace kiln {
 
 void buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRefineShapes());
   pm.addPass(createCSEPass());
 }
 
@@ -83,6 +85,13 @@ llvm::Error compileModelLibrary(ModuleOp module,
   auto entry = module.lookupSymbol<func::FuncOp>("main");
   if (!entry)
     return llvm::createStringError("module has no 'main' function");
+  // Graph passes first: folding shape computations can make the graph's
+  // output shapes static, and the library's signature must say so.
+  OpPassManager graphPm("builtin.module");
+  buildGraphPipeline(graphPm);
+  if (auto err = runPasses(module, graphPm, "graph optimization",
+                           options.dumpIR))
+    return err;
   auto sig = extractModelSignature(entry);
   if (!sig)
     return sig.takeError();
@@ -92,11 +101,10 @@ llvm::Error compileModelLibrary(ModuleOp module,
     return llvm::createStringError("cannot rename the entry function");
   SymbolTable::setSymbolName(entry, kEntryFunctionName);
 
-  OpPassManager graphPm("builtin.module");
-  buildGraphPipeline(graphPm);
-  graphPm.addPass(createConvertGraphToLinalg());
-  graphPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
-  if (auto err = runPasses(module, graphPm, "lowering to linalg",
+  OpPassManager linalgPm("builtin.module");
+  linalgPm.addPass(createConvertGraphToLinalg());
+  linalgPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+  if (auto err = runPasses(module, linalgPm, "lowering to linalg",
                            options.dumpIR))
     return err;
   OpPassManager targetPm("builtin.module");

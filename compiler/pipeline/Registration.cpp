@@ -3,6 +3,7 @@
 #include "compiler/pipeline/Registration.h"
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
+#include "lowering/graph/Passes.h"
 #include "lowering/to-linalg/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -21,6 +22,7 @@ void registerAllPasses() {
   mlir::registerAllPasses();
   registerKilnToLinalgPasses();
   registerKilnBufferizationPasses();
+  registerKilnGraphPasses();
 }
 
 } // namespace kiln

@@ -25,7 +25,18 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) {
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  // Integer-to-integer casts of small constants (shape arithmetic).
+  auto ints = dyn_cast_if_present<DenseIntElementsAttr>(adaptor.getInput());
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!ints || !type || ints.getNumElements() > 1024 ||
+      !type.getElementType().isSignlessInteger() ||
+      type.getElementType().isInteger(1) ||
+      !ints.getElementType().isSignlessInteger())
+    return {};
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  return ints.mapValues(type.getElementType(), [&](const APInt &v) {
+    return v.sextOrTrunc(width);
+  });
 }
 
 OpFoldResult ShapeOp::fold(FoldAdaptor) {

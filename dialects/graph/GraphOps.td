@@ -59,10 +59,18 @@ def Graph_CastOp : Graph_Op<"Cast"> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-def Graph_AddOp : Graph_BinaryOp<"Add", [Commutative]>;
-def Graph_SubOp : Graph_BinaryOp<"Sub">;
-def Graph_MulOp : Graph_BinaryOp<"Mul", [Commutative]>;
-def Graph_DivOp : Graph_BinaryOp<"Div">;
+def Graph_AddOp : Graph_BinaryOp<"Add", [Commutative]> {
+  let hasFolder = 1;
+}
+def Graph_SubOp : Graph_BinaryOp<"Sub"> {
+  let hasFolder = 1;
+}
+def Graph_MulOp : Graph_BinaryOp<"Mul", [Commutative]> {
+  let hasFolder = 1;
+}
+def Graph_DivOp : Graph_BinaryOp<"Div"> {
+  let hasFolder = 1;
+}
 def Graph_PowOp : Graph_BinaryOp<"Pow"> {
   let summary = "ONNX Pow: the result has the element type of the base";
   let inferBody = [{

@@ -44,6 +44,7 @@ def Graph_ConcatOp : Graph_Op<"Concat"> {
   let arguments = (ins Variadic<AnyTensor>:$inputs, SI64Attr:$axis);
   let results = (outs AnyTensor:$concat_result);
   let inferBody = [{ return ::kiln::graph::inferConcat(loc, adaptor, types); }];
+  let hasFolder = 1;
 }
 
 def Graph_SplitOp : Graph_Op<"Split"> {
@@ -61,6 +62,7 @@ def Graph_SliceOp : Graph_Op<"Slice"> {
                    Graph_TensorOrNone:$steps);
   let results = (outs AnyTensor:$output);
   let inferBody = [{ return ::kiln::graph::inferSlice(loc, adaptor, types); }];
+  let hasFolder = 1;
 }
 
 def Graph_GatherOp : Graph_Op<"Gather"> {
@@ -68,12 +70,14 @@ def Graph_GatherOp : Graph_Op<"Gather"> {
                    DefaultValuedAttr<SI64Attr, "0">:$axis);
   let results = (outs AnyTensor:$output);
   let inferBody = [{ return ::kiln::graph::inferGather(loc, adaptor, types); }];
+  let hasFolder = 1;
 }
 
 def Graph_SqueezeOp : Graph_Op<"Squeeze"> {
   let arguments = (ins AnyTensor:$data, Graph_TensorOrNone:$axes);
   let results = (outs AnyTensor:$squeezed);
   let inferBody = [{ return ::kiln::graph::inferSqueeze(loc, adaptor, types); }];
+  let hasFolder = 1;
 }
 
 def Graph_UnsqueezeOp : Graph_Op<"Unsqueeze"> {
@@ -82,6 +86,7 @@ def Graph_UnsqueezeOp : Graph_Op<"Unsqueeze"> {
   let inferBody = [{
     return ::kiln::graph::inferUnsqueeze(loc, adaptor, types);
   }];
+  let hasFolder = 1;
 }
 
 def Graph_ExpandOp : Graph_Op<"Expand"> {

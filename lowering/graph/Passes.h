@@ -1,0 +1,15 @@
+//===- Passes.h - Graph-level kiln passes -----------------------*- C++ -*-===//
+#ifndef KILN_LOWERING_GRAPH_PASSES_H
+#define KILN_LOWERING_GRAPH_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln {
+#define GEN_PASS_DECL
+#include "lowering/graph/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "lowering/graph/Passes.h.inc"
+} // namespace kiln
+
+#endif // KILN_LOWERING_GRAPH_PASSES_H
