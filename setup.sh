@@ -19,6 +19,7 @@ packages=(
   libonnx-dev protobuf-compiler libprotobuf-dev libgtest-dev
   libonnx-testdata python3-onnx python3-numpy python3-torch
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 )
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
