@@ -38,8 +38,7 @@ Value createEmptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
 Value createScalarConstant(OpBuilder &b, Location loc, Type type, double v) {
   if (auto f = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, v));
-  return arith::ConstantOp::create(b, loc,
-                                   b.getIntegerAttr(type, (int64_t)v));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, (int64_t)v));
 }
 
 AffineMap getBroadcastMap(MLIRContext *ctx, RankedTensorType input,
@@ -76,8 +75,8 @@ Value createBroadcastGeneric(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
-Value castScalar(OpBuilder &b, Location loc, Value v, Type to,
-                 bool srcUnsigned, bool dstUnsigned) {
+Value castScalar(OpBuilder &b, Location loc, Value v, Type to, bool srcUnsigned,
+                 bool dstUnsigned) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -110,6 +109,29 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type to,
   if (from.isInteger(1) || srcUnsigned)
     return arith::ExtUIOp::create(b, loc, to, v);
   return arith::ExtSIOp::create(b, loc, to, v);
+}
+
+/// Product of the extents of `src` along `dims` as a scalar of type `elt`.
+Value createElementCount(OpBuilder &b, Location loc, Value src,
+                         ArrayRef<int64_t> dims, Type elt) {
+  auto type = cast<RankedTensorType>(src.getType());
+  int64_t staticCount = 1;
+  Value dynCount;
+  for (int64_t d : dims) {
+    if (!type.isDynamicDim(d)) {
+      staticCount *= type.getDimSize(d);
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, src, d);
+    dynCount = dynCount ? arith::MulIOp::create(b, loc, dynCount, dim) : dim;
+  }
+  if (!dynCount)
+    return createScalarConstant(b, loc, elt, (double)staticCount);
+  Value c = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynCount);
+  if (staticCount != 1)
+    c = arith::MulIOp::create(
+        b, loc, c, createScalarConstant(b, loc, b.getI64Type(), staticCount));
+  return castScalar(b, loc, c, elt);
 }
 
 } // namespace kiln

@@ -50,6 +50,12 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Type to, bool srcUnsigned = false,
                        bool dstUnsigned = false);
 
+/// Product of the extents of `src` along `dims` as a scalar of type `elt`
+/// (constant when those extents are static).
+mlir::Value createElementCount(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value src, llvm::ArrayRef<int64_t> dims,
+                               mlir::Type elt);
+
 } // namespace kiln
 
 #endif // KILN_LOWERING_TOLINALG_LOWERINGUTILS_H

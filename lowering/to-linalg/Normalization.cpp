@@ -145,7 +145,9 @@ struct LayerNormLowering : OpConversionPattern<g::LayerNormalizationOp> {
 
     Value invN = arith::DivFOp::create(
         rewriter, loc, createScalarConstant(rewriter, loc, ct, 1.0),
-        createCount(rewriter, loc, x, axis, ct));
+        createElementCount(rewriter, loc, x,
+                           llvm::to_vector(llvm::seq<int64_t>(axis, rank)),
+                           ct));
     Value zero = createScalarConstant(rewriter, loc, ct, 0.0);
     auto zeroStat = [&]() {
       Value e = createEmptyFromDims(rewriter, loc, x, lead, ct);
@@ -225,29 +227,6 @@ struct LayerNormLowering : OpConversionPattern<g::LayerNormalizationOp> {
             .getResult(0);
     rewriter.replaceOp(op, result);
     return success();
-  }
-
-  /// Number of elements in the dims of `x` from `axis` on, as a `ct` scalar.
-  static Value createCount(OpBuilder &b, Location loc, Value x, int64_t axis,
-                           Type ct) {
-    auto type = cast<RankedTensorType>(x.getType());
-    int64_t staticCount = 1;
-    Value count;
-    for (int64_t i = axis; i < type.getRank(); ++i) {
-      if (!type.isDynamicDim(i)) {
-        staticCount *= type.getDimSize(i);
-        continue;
-      }
-      Value dim = tensor::DimOp::create(b, loc, x, i);
-      count = count ? arith::MulIOp::create(b, loc, count, dim) : dim;
-    }
-    if (!count)
-      return createScalarConstant(b, loc, ct, (double)staticCount);
-    if (staticCount != 1)
-      count = arith::MulIOp::create(
-          b, loc, count, arith::ConstantIndexOp::create(b, loc, staticCount));
-    Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
-    return castScalar(b, loc, i64, ct);
   }
 };
 

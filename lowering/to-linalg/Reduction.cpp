@@ -136,29 +136,6 @@ FailureOr<SmallVector<bool>> getReducedDims(Value axes, RankedTensorType in,
   return reduced;
 }
 
-/// Product of the extents of `src` along `dims` as a scalar of type `elt`.
-Value createCount(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> dims,
-                  Type elt) {
-  auto type = cast<RankedTensorType>(src.getType());
-  int64_t staticCount = 1;
-  Value dynCount;
-  for (int64_t d : dims) {
-    if (!type.isDynamicDim(d)) {
-      staticCount *= type.getDimSize(d);
-      continue;
-    }
-    Value dim = tensor::DimOp::create(b, loc, src, d);
-    dynCount = dynCount ? arith::MulIOp::create(b, loc, dynCount, dim) : dim;
-  }
-  if (!dynCount)
-    return createScalarConstant(b, loc, elt, (double)staticCount);
-  Value c = arith::IndexCastOp::create(b, loc, b.getI64Type(), dynCount);
-  if (staticCount != 1)
-    c = arith::MulIOp::create(
-        b, loc, c, createScalarConstant(b, loc, b.getI64Type(), staticCount));
-  return castScalar(b, loc, c, elt);
-}
-
 template <typename Op, ReduceKind Kind>
 struct ReduceLowering : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
@@ -212,7 +189,7 @@ struct ReduceLowering : OpConversionPattern<Op> {
                              ArrayRef<int64_t> dims, bool isUnsigned) {
     auto type = cast<RankedTensorType>(sum.getType());
     Type elt = type.getElementType();
-    Value count = createCount(b, loc, input, dims, elt);
+    Value count = createElementCount(b, loc, input, dims, elt);
     int64_t rank = type.getRank();
     SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     Value init = createEmptyFromDims(b, loc, sum, all, elt);
