@@ -4,6 +4,7 @@
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
 #include "lowering/graph/Passes.h"
+#include "lowering/cpu/Passes.h"
 #include "lowering/to-linalg/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -23,6 +24,7 @@ void registerAllPasses() {
   registerKilnToLinalgPasses();
   registerKilnBufferizationPasses();
   registerKilnGraphPasses();
+  registerKilnCpuPasses();
 }
 
 } // namespace kiln

@@ -4,16 +4,35 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <cstdint>
+
 namespace kiln {
 
 /// Schedule knobs of the CPU pipeline; the autotuner sets these per target.
+/// Zero means "heuristic default from vectorBits" (see TileAndVectorize.cpp).
 struct CpuScheduleOptions {
   /// Vector width in bits of the target's widest profitable registers.
   unsigned vectorBits = 256;
+  /// Contraction cache blocks: rows (M) and columns (N) per thread-level
+  /// tile, depth (K) per L2 block.
+  int64_t tileM = 0, tileN = 0, tileK = 0;
+  /// Contraction register tile: accumulator rows and columns (lanes).
+  int64_t regM = 0, regN = 0;
+  /// K elements per innermost step (unroll of the FMA sequence).
+  int64_t regK = 1;
+  /// Split outer loops across kiln_rt's thread pool.
+  bool parallel = true;
+  /// Iteration-space size below which an op stays on one thread.
+  int64_t minParallelWork = 32768;
+  /// Rewrite 2-D convolutions as im2col + contraction.
+  bool convToIm2Col = true;
+  /// Tile and vectorize at all (off: scalar loops, the reference lowering).
+  bool tileAndVectorize = true;
 };
 
-/// Bufferizes linalg-on-tensors, plans memory and lowers to the LLVM
-/// dialect. Shared by every CPU target; they differ in the options.
+/// Bufferizes linalg-on-tensors, plans memory, tiles and vectorizes for the
+/// CPU, and lowers to the LLVM dialect. Shared by every CPU target; they
+/// differ in the options.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               const CpuScheduleOptions &options);
 

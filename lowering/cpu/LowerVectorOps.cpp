@@ -1,0 +1,50 @@
+//===- LowerVectorOps.cpp - vector contractions to FMAs -------------------===//
+//
+// The register tiles of kiln-cpu-tile-and-vectorize are vector.contracts of
+// mr x nr x kr. Lowering them to outer products gives one broadcast-FMA per
+// accumulator row and K step, the shape a hand-written micro-kernel has;
+// convert-vector-to-llvm's default (dot products) would reduce horizontally.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Passes.h"
+
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_LOWERVECTOROPS
+#include "lowering/cpu/Passes.h.inc"
+
+namespace {
+
+struct LowerVectorOpsPass : impl::LowerVectorOpsBase<LowerVectorOpsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorContractLoweringPatterns(
+          patterns, vector::VectorContractLowering::OuterProduct);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          patterns, vector::VectorMultiReductionLowering::InnerParallel);
+      vector::populateVectorTransposeLoweringPatterns(
+          patterns, vector::VectorTransposeLowering::EltWise);
+      vector::populateVectorBroadcastLoweringPatterns(patterns);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+      vector::populateVectorOuterProductLoweringPatterns(patterns);
+      vector::populateVectorShapeCastLoweringPatterns(patterns);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln

@@ -1,0 +1,269 @@
+//===- ParallelToRuntime.cpp - scf.forall on the kiln_rt thread pool ------===//
+//
+//   scf.forall (%i, %j) in (%a, %b) { body(%i, %j, captured...) }
+// becomes
+//   %data = llvm.alloca !llvm.struct<(captured...)>   (entry block)
+//   llvm.store captured... -> %data
+//   if (&kiln_rt_parallel_for != null)
+//     kiln_rt_parallel_for(a * b, @f_par0, %data)
+//   else
+//     @f_par0(0, a * b, %data)
+//   func.func private @f_par0(%begin: i64, %end: i64, %data: !llvm.ptr) {
+//     loads, then scf.for %l = begin to end { %i, %j = delinearize(%l); body }
+//   }
+//
+// The runtime symbol is an extern_weak reference, so a model loaded where
+// kiln_rt's symbols are not global still runs, serially. Memrefs cross the
+// struct as their LLVM descriptors through unrealized casts that
+// finalize-memref-to-llvm and reconcile-unrealized-casts fold away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Passes.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_PARALLELTORUNTIME
+#include "lowering/cpu/Passes.h.inc"
+
+namespace {
+
+/// The LLVM type a captured value travels as, or null if unsupported.
+Type fieldType(const LLVMTypeConverter &converter, Type type) {
+  if (isa<IndexType>(type))
+    return IntegerType::get(type.getContext(), 64);
+  if (isa<IntegerType, FloatType>(type))
+    return type;
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    Type converted = converter.convertType(memref);
+    return isa_and_nonnull<LLVM::LLVMStructType>(converted) ? converted
+                                                            : Type();
+  }
+  return Type();
+}
+
+/// Converts `v` to its struct field representation.
+Value toField(OpBuilder &b, Location loc, Value v, Type field) {
+  if (isa<IndexType>(v.getType()))
+    return arith::IndexCastOp::create(b, loc, field, v);
+  if (isa<MemRefType>(v.getType()))
+    return UnrealizedConversionCastOp::create(b, loc, field, v).getResult(0);
+  return v;
+}
+
+/// Inverse of toField.
+Value fromField(OpBuilder &b, Location loc, Value v, Type original) {
+  if (isa<IndexType>(original))
+    return arith::IndexCastOp::create(b, loc, original, v);
+  if (isa<MemRefType>(original))
+    return UnrealizedConversionCastOp::create(b, loc, original, v).getResult(0);
+  return v;
+}
+
+/// Trip count of each forall dim, as index values at `b`'s insertion point.
+SmallVector<Value> tripCounts(OpBuilder &b, Location loc, scf::ForallOp forall,
+                              IRMapping &map) {
+  SmallVector<Value> counts;
+  for (auto [lb, ub, step] :
+       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                 forall.getMixedStep())) {
+    auto value = [&](OpFoldResult r) -> Value {
+      if (auto v = dyn_cast<Value>(r))
+        return map.lookupOrDefault(v);
+      return arith::ConstantIndexOp::create(
+          b, loc, cast<IntegerAttr>(cast<Attribute>(r)).getInt());
+    };
+    Value span = arith::SubIOp::create(b, loc, value(ub), value(lb));
+    counts.push_back(arith::CeilDivSIOp::create(b, loc, span, value(step)));
+  }
+  return counts;
+}
+
+LLVM::LLVMFuncOp getOrDeclareRuntime(ModuleOp module) {
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(kParallelForSymbol))
+    return fn;
+  MLIRContext *ctx = module.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = IntegerType::get(ctx, 64);
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = LLVM::LLVMFuncOp::create(
+      b, module.getLoc(), kParallelForSymbol,
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                  {i64, ptr, ptr}),
+      LLVM::Linkage::ExternWeak);
+  return fn;
+}
+
+LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
+                      unsigned index) {
+  if (!forall.getOutputs().empty())
+    return failure();
+  auto parent = forall->getParentOfType<func::FuncOp>();
+  auto module = forall->getParentOfType<ModuleOp>();
+  if (!parent || !module)
+    return failure();
+  MLIRContext *ctx = forall.getContext();
+  Location loc = forall.getLoc();
+
+  // Values the body and bounds use; constants are cloned instead.
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(forall.getRegion(), above);
+  for (Value v : forall->getOperands())
+    above.insert(v);
+  SmallVector<Value> captured, constants;
+  SmallVector<Type> fields;
+  for (Value v : above) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->getNumOperands() == 0 &&
+        def->hasTrait<OpTrait::ConstantLike>()) {
+      constants.push_back(v);
+      continue;
+    }
+    Type field = fieldType(converter, v.getType());
+    if (!field)
+      return failure();
+    captured.push_back(v);
+    fields.push_back(field);
+  }
+
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = IntegerType::get(ctx, 64);
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  auto bodyType = FunctionType::get(ctx, {i64, i64, ptrType}, {});
+
+  // The outlined body.
+  OpBuilder mb(ctx);
+  mb.setInsertionPointAfter(parent);
+  std::string name = (parent.getName() + "_par" + llvm::Twine(index)).str();
+  auto fn = func::FuncOp::create(mb, loc, name, bodyType);
+  fn.setPrivate();
+  Block *entry = fn.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  IRMapping map;
+  for (Value c : constants)
+    map.map(c, b.clone(*c.getDefiningOp())
+                   ->getResult(cast<OpResult>(c).getResultNumber()));
+  Value data = entry->getArgument(2);
+  for (auto [i, v] : llvm::enumerate(captured)) {
+    Value gep =
+        LLVM::GEPOp::create(b, loc, ptrType, structType, data,
+                            ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+    Value field = LLVM::LoadOp::create(b, loc, fields[i], gep);
+    map.map(v, fromField(b, loc, field, v.getType()));
+  }
+  SmallVector<Value> counts = tripCounts(b, loc, forall, map);
+  Type indexType = b.getIndexType();
+  Value begin =
+      arith::IndexCastOp::create(b, loc, indexType, entry->getArgument(0));
+  Value end =
+      arith::IndexCastOp::create(b, loc, indexType, entry->getArgument(1));
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, begin, end, one);
+  func::ReturnOp::create(b, loc);
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    // Row-major delinearization: the last forall dim varies fastest, so a
+    // thread's contiguous range walks neighbouring tiles.
+    Value rest = loop.getInductionVar();
+    SmallVector<Value> ivs(counts.size());
+    for (int64_t d = counts.size() - 1; d >= 0; --d) {
+      Value idx =
+          d == 0 ? rest : arith::RemSIOp::create(lb, loc, rest, counts[d]);
+      if (d > 0)
+        rest = arith::DivSIOp::create(lb, loc, rest, counts[d]);
+      ivs[d] = idx;
+    }
+    for (auto [d, lbv, step] :
+         llvm::enumerate(forall.getMixedLowerBound(), forall.getMixedStep())) {
+      auto value = [&](OpFoldResult r) -> Value {
+        if (auto v = dyn_cast<Value>(r))
+          return map.lookupOrDefault(v);
+        return arith::ConstantIndexOp::create(
+            lb, loc, cast<IntegerAttr>(cast<Attribute>(r)).getInt());
+      };
+      Value scaled = arith::MulIOp::create(lb, loc, ivs[d], value(step));
+      map.map(forall.getInductionVar(d),
+              arith::AddIOp::create(lb, loc, scaled, value(lbv)));
+    }
+    for (Operation &op : forall.getBody()->without_terminator())
+      lb.clone(op, map);
+  }
+
+  // The call site.
+  OpBuilder eb = OpBuilder::atBlockBegin(&parent.getBody().front());
+  Value oneI64 = LLVM::ConstantOp::create(eb, loc, i64, 1);
+  Value buffer = LLVM::AllocaOp::create(eb, loc, ptrType, structType, oneI64);
+  OpBuilder cb(forall);
+  for (auto [i, v] : llvm::enumerate(captured)) {
+    Value gep =
+        LLVM::GEPOp::create(cb, loc, ptrType, structType, buffer,
+                            ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+    LLVM::StoreOp::create(cb, loc, toField(cb, loc, v, fields[i]), gep);
+  }
+  IRMapping identity;
+  Value total = arith::ConstantIndexOp::create(cb, loc, 1);
+  for (Value c : tripCounts(cb, loc, forall, identity))
+    total = arith::MulIOp::create(cb, loc, total, c);
+  Value totalI64 = arith::IndexCastOp::create(cb, loc, i64, total);
+
+  LLVM::LLVMFuncOp runtime = getOrDeclareRuntime(module);
+  Value runtimePtr = LLVM::AddressOfOp::create(cb, loc, runtime);
+  Value null = LLVM::ZeroOp::create(cb, loc, ptrType);
+  Value present =
+      LLVM::ICmpOp::create(cb, loc, LLVM::ICmpPredicate::ne, runtimePtr, null);
+  auto ifOp = scf::IfOp::create(cb, loc, present, /*withElseRegion=*/true);
+  {
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Value fnRef =
+        func::ConstantOp::create(tb, loc, bodyType, SymbolRefAttr::get(fn));
+    Value fnPtr = UnrealizedConversionCastOp::create(tb, loc, ptrType, fnRef)
+                      .getResult(0);
+    LLVM::CallOp::create(tb, loc, runtime, ValueRange{totalI64, fnPtr, buffer});
+  }
+  {
+    OpBuilder fb = ifOp.getElseBodyBuilder();
+    Value zero = arith::ConstantIntOp::create(fb, loc, 0, 64);
+    func::CallOp::create(fb, loc, fn, ValueRange{zero, totalI64, buffer});
+  }
+  forall.erase();
+  return success();
+}
+
+struct ParallelToRuntimePass
+    : impl::ParallelToRuntimeBase<ParallelToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    LLVMTypeConverter converter(&getContext());
+    IRRewriter rewriter(&getContext());
+
+    // Inner foralls run serially inside their outer one.
+    SmallVector<scf::ForallOp> inner, outer;
+    module.walk([&](scf::ForallOp op) {
+      (op->getParentOfType<scf::ForallOp>() ? inner : outer).push_back(op);
+    });
+    for (scf::ForallOp op : llvm::reverse(inner)) {
+      rewriter.setInsertionPoint(op);
+      if (failed(scf::forallToForLoop(rewriter, op)))
+        return signalPassFailure();
+    }
+    unsigned index = 0;
+    for (scf::ForallOp op : outer) {
+      if (succeeded(outline(op, converter, index))) {
+        ++index;
+        continue;
+      }
+      rewriter.setInsertionPoint(op);
+      if (failed(scf::forallToForLoop(rewriter, op)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln

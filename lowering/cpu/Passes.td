@@ -1,0 +1,82 @@
+//===- Passes.td - CPU code-generation passes ---------------*- tablegen -*-===//
+#ifndef KILN_LOWERING_CPU_PASSES
+#define KILN_LOWERING_CPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
+  let summary = "Rewrite 2-D convolutions as im2col plus a contraction";
+  let description = [{
+    On tensors, rewrites `linalg.conv_2d_nchw_fchw` and
+    `linalg.conv_2d_nhwc_hwcf` into an im2col gather and a matmul-shaped
+    contraction, so that the contraction schedule of
+    `kiln-cpu-tile-and-vectorize` serves convolutions too.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on buffers for threads, caches and registers";
+  let description = [{
+    Runs after bufferization. Contractions (matmul, batch_matmul, generic
+    contractions such as im2col convolutions) with static shapes are tiled
+    into an `scf.forall` over (M, N) cache blocks, an `scf.for` over K
+    blocks and a register tile (mr x nr) that is vectorized into
+    `vector.contract` with its accumulator kept in registers across the K
+    loop; boundary tiles are peeled and left scalar. Large parallel ops get
+    an outer `scf.forall` over their leading parallel dims. Zero-valued
+    options take a heuristic default from `vector-bits`.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "Vector register width the register tile is sized for">,
+    Option<"tileM", "tile-m", "int64_t", "0", "Cache block rows (M)">,
+    Option<"tileN", "tile-n", "int64_t", "0", "Cache block columns (N)">,
+    Option<"tileK", "tile-k", "int64_t", "0", "Cache block depth (K)">,
+    Option<"regM", "reg-m", "int64_t", "0", "Register tile rows">,
+    Option<"regN", "reg-n", "int64_t", "0", "Register tile columns">,
+    Option<"regK", "reg-k", "int64_t", "1",
+           "K elements per innermost step (unroll)">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit scf.forall outer loops for threads">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
+           "Smallest iteration-space size worth splitting across threads">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def LowerVectorOps : Pass<"kiln-cpu-lower-vector", "mlir::func::FuncOp"> {
+  let summary = "Lower vector contractions to FMAs and transfers to 1-D";
+  let description = [{
+    Lowers `vector.contract` to outer products (one FMA per accumulator
+    row), transfer permutations and multi-reductions, and drops unit dims,
+    so that `convert-vector-to-llvm` only sees 1-D vector operations.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def ParallelToRuntime : Pass<"kiln-cpu-parallel-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Run outermost scf.forall loops on the kiln_rt thread pool";
+  let description = [{
+    Outlines the body of every outermost `scf.forall` (on buffers) into a
+    function `(i64 begin, i64 end, !llvm.ptr data)` that runs the
+    linearized iterations [begin, end), and replaces the loop with a call to
+    `kiln_rt_parallel_for(n, body, data)`; `data` points to a stack struct
+    of the captured values (memref descriptors, scalars). Nested foralls and
+    loops capturing unsupported types become serial `scf.for` nests.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // KILN_LOWERING_CPU_PASSES

@@ -1,0 +1,347 @@
+//===- TileAndVectorize.cpp - CPU tiling of linalg ops on buffers ---------===//
+//
+// Runs after bufferization, on memrefs, so tiling never introduces copies.
+// A contraction becomes, innermost last:
+//
+//   scf.forall (M/mc, N/nc)            threads (kiln-cpu-parallel-to-runtime)
+//     scf.for K/kc                     cache block
+//       scf.for N/nr, scf.for M/mr     register tile, peeled at the boundary
+//         scf.for K/kr                 accumulator stays in vector registers
+//           vector.contract (mr x nr x kr)
+//
+// The B micro-panel (kc x nr) stays in L1 while the M loop sweeps over A.
+// Boundary tiles left dynamic after peeling stay linalg and become scalar
+// loops. Other large ops only get an outer scf.forall for threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_TILEANDVECTORIZE
+#include "lowering/cpu/Passes.h.inc"
+
+namespace {
+
+constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
+constexpr llvm::StringLiteral kPeelAttr = "kiln.peel";
+constexpr llvm::StringLiteral kAccumulateAttr = "kiln.accumulate";
+
+struct ContractionTiles {
+  int64_t mc, nc, kc, mr, nr, kr;
+};
+
+/// Tiles `op` into loops of `type`; on buffers the original op is erased.
+FailureOr<scf::SCFTilingResult> tileOp(RewriterBase &rewriter,
+                                       TilingInterface op,
+                                       ArrayRef<int64_t> sizes,
+                                       scf::SCFTilingOptions::LoopType type,
+                                       ArrayRef<int64_t> interchange = {}) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  options.setLoopType(type);
+  if (!interchange.empty())
+    options.setInterchange(interchange);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(result) || result->tiledOps.empty())
+    return failure();
+  rewriter.eraseOp(op);
+  return result;
+}
+
+/// The dim among `candidates` that indexes the innermost result of `map`
+/// that any of them indexes.
+std::optional<unsigned> innermostIn(AffineMap map,
+                                    ArrayRef<unsigned> candidates) {
+  for (AffineExpr e : llvm::reverse(map.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      if (llvm::is_contained(candidates, d.getPosition()))
+        return d.getPosition();
+  return std::nullopt;
+}
+
+/// Tiles a static float contraction as described in the file comment.
+LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                              const ContractionTiles &t, bool parallel) {
+  // Generic contractions vectorize to broadcasts and elementwise ops that the
+  // vector lowering handles poorly; only named ones get the register kernel.
+  if (!isa<linalg::ContractionOpInterface>(op.getOperation()) ||
+      !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      !isa<FloatType>(getElementTypeOrSelf(op.getDpsInits()[0].getType())))
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  // Batch dims leave unit dims in the register tile that the vector
+  // lowering handles poorly; batched contractions get outer threads only.
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || !dims->batch.empty())
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return failure();
+
+  // The vector dim must be the output's innermost so that accumulator rows
+  // are contiguous.
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto last = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!last || !llvm::is_contained(dims->n, last.getPosition()))
+    return failure();
+  unsigned nDim = last.getPosition();
+  std::optional<unsigned> mDim = innermostIn(outMap, dims->m);
+  // The K dim innermost in B keeps its reads closest together.
+  AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  std::optional<unsigned> kDim = innermostIn(bMap, dims->k);
+  if (!mDim || !kDim)
+    return failure();
+
+  unsigned numLoops = op.getNumLoops();
+  auto isK = [&](unsigned d) { return llvm::is_contained(dims->k, d); };
+
+  // Level 1: (M, N) cache blocks; every other parallel dim one at a time.
+  SmallVector<int64_t> outer(numLoops, 0);
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (!isK(d))
+      outer[d] = 1;
+  outer[*mDim] = std::min(t.mc, ranges[*mDim]);
+  outer[nDim] = std::min(t.nc, ranges[nDim]);
+  auto loopType = parallel ? scf::SCFTilingOptions::LoopType::ForallOp
+                           : scf::SCFTilingOptions::LoopType::ForOp;
+  FailureOr<scf::SCFTilingResult> l1 = tileOp(
+      rewriter, cast<TilingInterface>(op.getOperation()), outer, loopType);
+  if (failed(l1))
+    return failure();
+  Operation *cur = l1->tiledOps.front();
+
+  // Level 2: K cache block.
+  SmallVector<int64_t> kBlock(numLoops, 0);
+  kBlock[*kDim] = t.kc;
+  FailureOr<scf::SCFTilingResult> l2 =
+      tileOp(rewriter, cast<TilingInterface>(cur), kBlock,
+             scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(l2))
+    return failure();
+  cur = l2->tiledOps.front();
+
+  // Level 3: register tile, N loop outside M so B's panel is reused.
+  SmallVector<int64_t> reg(numLoops, 0);
+  reg[*mDim] = t.mr;
+  reg[nDim] = t.nr;
+  SmallVector<int64_t> interchange = {nDim, *mDim};
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (d != nDim && d != *mDim)
+      interchange.push_back(d);
+  FailureOr<scf::SCFTilingResult> l3 =
+      tileOp(rewriter, cast<TilingInterface>(cur), reg,
+             scf::SCFTilingOptions::LoopType::ForOp, interchange);
+  if (failed(l3))
+    return failure();
+  for (LoopLikeOpInterface loop : l3->loops)
+    loop->setAttr(kPeelAttr, rewriter.getUnitAttr());
+  cur = l3->tiledOps.front();
+
+  // Level 4: K steps of kr; every other reduction dim one at a time.
+  SmallVector<int64_t> kStep(numLoops, 0);
+  for (unsigned d : dims->k)
+    kStep[d] = 1;
+  kStep[*kDim] = t.kr;
+  FailureOr<scf::SCFTilingResult> l4 =
+      tileOp(rewriter, cast<TilingInterface>(cur), kStep,
+             scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(l4))
+    return failure();
+  l4->tiledOps.front()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  for (LoopLikeOpInterface loop : l4->loops)
+    loop->setAttr(kAccumulateAttr, rewriter.getUnitAttr());
+  return success();
+}
+
+/// Wraps a large op in an scf.forall over its leading parallel dims, enough
+/// of them for a few iterations per thread.
+LogicalResult parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
+                                   int64_t minWork) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return failure();
+  int64_t work = 1;
+  for (int64_t r : ranges)
+    work *= r;
+  if (work < minWork)
+    return failure();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  int64_t chunks = 1;
+  for (unsigned d = 0; d < iters.size() && chunks < 64; ++d) {
+    if (iters[d] != utils::IteratorType::parallel)
+      break;
+    sizes[d] = 1;
+    chunks *= ranges[d];
+  }
+  if (chunks < 2)
+    return failure();
+  return tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
+                scf::SCFTilingOptions::LoopType::ForallOp);
+}
+
+/// Peels every loop marked for peeling, outermost first, so that all but the
+/// last iteration see full, static register tiles.
+void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
+  while (true) {
+    scf::ForOp next;
+    func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kPeelAttr))
+        return WalkResult::advance();
+      next = loop;
+      return WalkResult::interrupt();
+    });
+    if (!next)
+      return;
+    next->removeAttr(kPeelAttr);
+    scf::ForOp partial;
+    rewriter.setInsertionPoint(next);
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, next, partial);
+  }
+}
+
+/// Keeps a vectorized register tile's accumulator in registers across its K
+/// loop: the read of C moves before the loop, the write after it, and the
+/// value travels as an iter_arg. Upstream's hoisting refuses transfers on
+/// subviews (they might alias); here the loop is our own K loop over a linalg
+/// op whose init cannot alias its inputs, so only the loop's own accesses
+/// need checking.
+void hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
+  // The vectorizer materializes its constants inside the loop.
+  moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+  vector::TransferWriteOp write;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (isa<vector::TransferReadOp, vector::ContractionOp>(op) ||
+        isMemoryEffectFree(&op))
+      continue;
+    if (write || !isa<vector::TransferWriteOp>(op))
+      return;
+    write = cast<vector::TransferWriteOp>(op);
+  }
+  if (!write || !loop.isDefinedOutsideOfLoop(write.getBase()) ||
+      !llvm::all_of(write.getIndices(),
+                    [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }))
+    return;
+  vector::TransferReadOp read;
+  for (auto r : loop.getBody()->getOps<vector::TransferReadOp>())
+    if (r.getBase() == write.getBase() &&
+        llvm::all_of_zip(
+            r.getIndices(), write.getIndices(),
+            [](Value a, Value b) { return isEqualConstantIntOrValue(a, b); }) &&
+        r.getVectorType() == write.getVectorType() &&
+        r.getPermutationMap() == write.getPermutationMap() && !r.getMask() &&
+        !write.getMask())
+      read = r;
+  if (!read || !loop.isDefinedOutsideOfLoop(read.getPadding()))
+    return;
+  rewriter.moveOpBefore(read, loop);
+  FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+      rewriter, read.getResult(), /*replaceInitOperandUsesInLoop=*/true,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{write.getValueToStore()};
+      });
+  if (failed(grown))
+    return;
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  rewriter.moveOpAfter(write, newLoop);
+  rewriter.modifyOpInPlace(write, [&] {
+    write.getValueToStoreMutable().assign(newLoop.getResults().back());
+  });
+}
+
+struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  using TileAndVectorizeBase::TileAndVectorizeBase;
+
+  ContractionTiles tiles() const {
+    // Accumulators: mr rows of nr lanes, two vectors per row, leaving room
+    // for the B row and a broadcast (16 registers with AVX2, 32 with
+    // AVX-512).
+    int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
+    ContractionTiles t;
+    t.nr = regN > 0 ? regN : 2 * lanes;
+    t.mr = regM > 0 ? regM : (vectorBits >= 512 ? 8 : 6);
+    t.kr = std::max<int64_t>(regK, 1);
+    // B's panel (kc x nc) in L2, A's block (mc x kc) in L2, B's micro-panel
+    // (kc x nr) in L1.
+    t.kc = tileK > 0 ? tileK : 256;
+    t.nc = tileN > 0 ? tileN : 8 * t.nr;
+    t.mc = tileM > 0 ? tileM : 8 * t.mr;
+    return t;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    ContractionTiles t = tiles();
+
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<scf::ForallOp>())
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops) {
+      if (linalg::isaContractionOpInterface(op) &&
+          succeeded(tileContraction(rewriter, op, t, parallel)))
+        continue;
+      if (parallel)
+        (void)parallelizeOuterDims(rewriter, op, minParallelWork);
+    }
+
+    peelMarkedLoops(rewriter, func);
+    // Fold the peeled bounds into static subviews and tile shapes.
+    RewritePatternSet patterns(&getContext());
+    for (Dialect *dialect : getContext().getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : getContext().getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+
+    SmallVector<linalg::LinalgOp> tiles;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kRegisterTileAttr))
+        tiles.push_back(op);
+    });
+    for (linalg::LinalgOp op : tiles) {
+      op->removeAttr(kRegisterTileAttr);
+      if (!op.hasPureBufferSemantics() || op.hasDynamicShape())
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+          rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+          /*assumeDynamicDimsMatchVecSizes=*/false,
+          /*createNamedContraction=*/true);
+      if (succeeded(result))
+        rewriter.replaceOp(op, result->replacements);
+    }
+    SmallVector<scf::ForOp> kLoops;
+    func.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kAccumulateAttr))
+        kLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : kLoops) {
+      loop->removeAttr(kAccumulateAttr);
+      hoistAccumulator(rewriter, loop);
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln

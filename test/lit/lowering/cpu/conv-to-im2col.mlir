@@ -1,0 +1,25 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
+
+// Batch 1: the im2col gather, then a plain linalg.matmul (unit batch dim
+// dropped) of weights [F, C*KH*KW] by columns [C*KH*KW, OH*OW].
+// CHECK-LABEL: func.func @conv
+//   CHECK-NOT: linalg.conv_2d_nchw_fchw
+//       CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>
+//       CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
+//       CHECK: linalg.matmul ins({{.*}} : tensor<8x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<8x64xf32>)
+func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// Larger batches keep the batched generic contraction.
+// CHECK-LABEL: func.func @conv_batch2
+//       CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+func.func @conv_batch2(%x: tensor<2x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<2x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  return %r : tensor<2x8x8x8xf32>
+}
