@@ -61,8 +61,11 @@ static int make_tensor(const kiln_tensor_info *info, owned_tensor *out,
     float v = (float)((state >> 8) & 0xffff) / 32768.0f - 1.0f;
     if (info->dtype == KILN_DTYPE_FLOAT32)
       memcpy(bytes + i * elem, &v, sizeof v);
-    else
-      memset(bytes + i * elem, (int)(state >> 28) & 1, elem);
+    else {
+      /* 0 or 1 as a little-endian integer: a valid index or bool. */
+      memset(bytes + i * elem, 0, elem);
+      bytes[i * elem] = (unsigned char)((state >> 28) & 1);
+    }
   }
   return 1;
 }
