@@ -41,25 +41,49 @@ static double now_s(void) {
 /* The chains are named variables, not an array, so that the compiler keeps
  * all of them in registers at any optimisation level. */
 #define DECLARE16(T, init)                                                     \
-  T c0 = init(0.f), c1 = init(1.f), c2 = init(2.f), c3 = init(3.f),           \
-    c4 = init(4.f), c5 = init(5.f), c6 = init(6.f), c7 = init(7.f),           \
-    c8 = init(8.f), c9 = init(9.f), c10 = init(10.f), c11 = init(11.f),       \
+  T c0 = init(0.f), c1 = init(1.f), c2 = init(2.f), c3 = init(3.f),            \
+    c4 = init(4.f), c5 = init(5.f), c6 = init(6.f), c7 = init(7.f),            \
+    c8 = init(8.f), c9 = init(9.f), c10 = init(10.f), c11 = init(11.f),        \
     c12 = init(12.f), c13 = init(13.f), c14 = init(14.f), c15 = init(15.f)
 #define APPLY16(F)                                                             \
-  F(c0); F(c1); F(c2); F(c3); F(c4); F(c5); F(c6); F(c7);                      \
-  F(c8); F(c9); F(c10); F(c11); F(c12); F(c13); F(c14); F(c15)
+  F(c0);                                                                       \
+  F(c1);                                                                       \
+  F(c2);                                                                       \
+  F(c3);                                                                       \
+  F(c4);                                                                       \
+  F(c5);                                                                       \
+  F(c6);                                                                       \
+  F(c7);                                                                       \
+  F(c8);                                                                       \
+  F(c9);                                                                       \
+  F(c10);                                                                      \
+  F(c11);                                                                      \
+  F(c12);                                                                      \
+  F(c13);                                                                      \
+  F(c14);                                                                      \
+  F(c15)
 #define DECLARE12(T, init)                                                     \
-  T c0 = init(0.f), c1 = init(1.f), c2 = init(2.f), c3 = init(3.f),           \
-    c4 = init(4.f), c5 = init(5.f), c6 = init(6.f), c7 = init(7.f),           \
+  T c0 = init(0.f), c1 = init(1.f), c2 = init(2.f), c3 = init(3.f),            \
+    c4 = init(4.f), c5 = init(5.f), c6 = init(6.f), c7 = init(7.f),            \
     c8 = init(8.f), c9 = init(9.f), c10 = init(10.f), c11 = init(11.f)
 #define APPLY12(F)                                                             \
-  F(c0); F(c1); F(c2); F(c3); F(c4); F(c5); F(c6); F(c7);                      \
-  F(c8); F(c9); F(c10); F(c11)
+  F(c0);                                                                       \
+  F(c1);                                                                       \
+  F(c2);                                                                       \
+  F(c3);                                                                       \
+  F(c4);                                                                       \
+  F(c5);                                                                       \
+  F(c6);                                                                       \
+  F(c7);                                                                       \
+  F(c8);                                                                       \
+  F(c9);                                                                       \
+  F(c10);                                                                      \
+  F(c11)
 #define SUM12(add)                                                             \
-  add(add(add(add(c0, c1), add(c2, c3)), add(add(c4, c5), add(c6, c7))),      \
+  add(add(add(add(c0, c1), add(c2, c3)), add(add(c4, c5), add(c6, c7))),       \
       add(add(c8, c9), add(c10, c11)))
 #define SUM16(add)                                                             \
-  add(add(add(add(c0, c1), add(c2, c3)), add(add(c4, c5), add(c6, c7))),      \
+  add(add(add(add(c0, c1), add(c2, c3)), add(add(c4, c5), add(c6, c7))),       \
       add(add(add(c8, c9), add(c10, c11)), add(add(c12, c13), add(c14, c15))))
 
 /* Returns a value derived from every chain so none is dead code. The chains
@@ -143,8 +167,9 @@ static void measure(int wide, int threads, double ms, double slice_us) {
   pthread_t *tids = calloc((size_t)threads, sizeof *tids);
   double *rates = calloc((size_t)rounds, sizeof *rates);
   for (int t = 0; t < threads; ++t) {
-    jobs[t] = (job){wide, iters, rounds, &barrier,
-                    calloc((size_t)rounds, sizeof(double)), 0};
+    jobs[t] = (job){
+        wide, iters, rounds, &barrier, calloc((size_t)rounds, sizeof(double)),
+        0};
     pthread_create(&tids[t], NULL, worker, &jobs[t]);
   }
   for (int t = 0; t < threads; ++t) {
@@ -184,7 +209,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--slice-us") && i + 1 < argc)
       slice_us = atof(argv[++i]);
     else {
-      fprintf(stderr, "usage: peak_fma [--threads N] [--ms MS] [--slice-us US]\n");
+      fprintf(stderr,
+              "usage: peak_fma [--threads N] [--ms MS] [--slice-us US]\n");
       return 2;
     }
   }

@@ -8,7 +8,8 @@
  * Prints OpenBLAS's build configuration, then the core type it selected and
  * the median/min/max of `iters` timed calls after `warmup` untimed ones:
  *   config OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64
- *   openblas core=Haswell threads=1 n=512 median=... ms min=... ms max=... ms gflops=...
+ *   openblas core=Haswell threads=1 n=512 median=... ms min=... ms max=... ms
+ *gflops=...
  *===----------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 199309L
 #include <cblas.h>

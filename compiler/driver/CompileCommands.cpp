@@ -26,8 +26,8 @@ static std::unique_ptr<MLIRContext> makeContext() {
   (void)passesRegistered;
   DialectRegistry registry;
   registerAllDialects(registry);
-  auto ctx = std::make_unique<MLIRContext>(registry,
-                                           MLIRContext::Threading::DISABLED);
+  auto ctx =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   ctx->loadAllAvailableDialects();
   return ctx;
 }
@@ -141,8 +141,7 @@ int inspectOnnx(const std::string &path) {
     return 1;
   auto entry = (*module)->lookupSymbol<func::FuncOp>("main");
   llvm::outs() << "ONNX model " << path << "\n";
-  auto printTensors = [&](llvm::StringRef role, TypeRange types,
-                          auto attrsAt) {
+  auto printTensors = [&](llvm::StringRef role, TypeRange types, auto attrsAt) {
     for (auto [i, t] : llvm::enumerate(types)) {
       DictionaryAttr attrs = attrsAt(i);
       auto name = attrs ? attrs.getAs<StringAttr>("kiln.name") : StringAttr();

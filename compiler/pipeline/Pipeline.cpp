@@ -65,14 +65,14 @@ static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
     llvm::StringRef ref(msg);
     size_t at = ref.find("operation 'kiln_graph.");
     if (at != llvm::StringRef::npos) {
-      llvm::StringRef op = ref.drop_front(at + 22).take_until(
-          [](char c) { return c == '\''; });
+      llvm::StringRef op =
+          ref.drop_front(at + 22).take_until([](char c) { return c == '\''; });
       return llvm::createStringError(
           ref.take_front(ref.find("failed")).str() + "unsupported op '" +
           op.str() + "': no lowering for this form (" + msg + ")");
     }
-    return llvm::createStringError(stage + " failed: " +
-                                   (msg.empty() ? "unknown error" : msg));
+    return llvm::createStringError(
+        stage + " failed: " + (msg.empty() ? "unknown error" : msg));
   }
   return llvm::Error::success();
 }
@@ -89,8 +89,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
   // output shapes static, and the library's signature must say so.
   OpPassManager graphPm("builtin.module");
   buildGraphPipeline(graphPm);
-  if (auto err = runPasses(module, graphPm, "graph optimization",
-                           options.dumpIR))
+  if (auto err =
+          runPasses(module, graphPm, "graph optimization", options.dumpIR))
     return err;
   auto sig = extractModelSignature(entry);
   if (!sig)
@@ -104,8 +104,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
   OpPassManager linalgPm("builtin.module");
   linalgPm.addPass(createConvertGraphToLinalg());
   linalgPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
-  if (auto err = runPasses(module, linalgPm, "lowering to linalg",
-                           options.dumpIR))
+  if (auto err =
+          runPasses(module, linalgPm, "lowering to linalg", options.dumpIR))
     return err;
   OpPassManager targetPm("builtin.module");
   target->buildLoweringPipeline(targetPm, options.targetOptions);
@@ -141,9 +141,9 @@ llvm::Error compileModelLibrary(ModuleOp module,
   llvm::SmallString<128> objPath;
   if (auto ec = llvm::sys::fs::createTemporaryFile("kiln", "o", objPath))
     return llvm::errorCodeToError(ec);
-  llvm::Error err = optimizeAndEmitObject(
-      *llvmModule, **tm, options.targetOptions.optLevel, objPath,
-      options.asmPath);
+  llvm::Error err =
+      optimizeAndEmitObject(*llvmModule, **tm, options.targetOptions.optLevel,
+                            objPath, options.asmPath);
   if (!err)
     err = target->linkSharedLibrary({std::string(objPath)}, options.outputPath);
   llvm::sys::fs::remove(objPath);

@@ -3,8 +3,8 @@
 #include "compiler/pipeline/Registration.h"
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
-#include "lowering/graph/Passes.h"
 #include "lowering/cpu/Passes.h"
+#include "lowering/graph/Passes.h"
 #include "lowering/to-linalg/Passes.h"
 
 #include "mlir/InitAllDialects.h"

@@ -57,9 +57,9 @@ TargetBackend::createTargetMachine(const TargetOptions &options) const {
   auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
                : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
                                        : llvm::CodeGenOptLevel::Default;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, features, targetOptions, llvm::Reloc::PIC_,
-      std::nullopt, level));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, features, targetOptions,
+                                  llvm::Reloc::PIC_, std::nullopt, level));
   if (!tm)
     return llvm::createStringError("cannot create a target machine for " +
                                    getTriple() + " cpu " + cpu);

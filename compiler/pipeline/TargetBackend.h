@@ -44,9 +44,7 @@ public:
   virtual std::string getDefaultFeatures() const { return ""; }
   /// Width in bits of the vector registers the schedule targets; 0 when the
   /// target has no vector unit (or none kiln uses).
-  virtual unsigned getVectorBits(const TargetOptions &) const {
-    return 0;
-  }
+  virtual unsigned getVectorBits(const TargetOptions &) const { return 0; }
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;

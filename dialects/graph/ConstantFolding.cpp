@@ -32,8 +32,8 @@ static RankedTensorType staticResult(Type t) {
 
 /// Integer elementwise op on constants, with ONNX broadcasting.
 template <typename Fn>
-static OpFoldResult foldIntBinary(Type resultType, Attribute lhs,
-                                  Attribute rhs, Fn fn) {
+static OpFoldResult foldIntBinary(Type resultType, Attribute lhs, Attribute rhs,
+                                  Fn fn) {
   auto a = smallInts(lhs), b = smallInts(rhs);
   auto type = staticResult(resultType);
   if (!a || !b || !type || !type.getElementType().isSignlessInteger())

@@ -12,7 +12,9 @@
 using namespace mlir;
 using namespace kiln::graph;
 
-OpFoldResult NoValueOp::fold(FoldAdaptor) { return UnitAttr::get(getContext()); }
+OpFoldResult NoValueOp::fold(FoldAdaptor) {
+  return UnitAttr::get(getContext());
+}
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
@@ -34,9 +36,8 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       !ints.getElementType().isSignlessInteger())
     return {};
   unsigned width = type.getElementType().getIntOrFloatBitWidth();
-  return ints.mapValues(type.getElementType(), [&](const APInt &v) {
-    return v.sextOrTrunc(width);
-  });
+  return ints.mapValues(type.getElementType(),
+                        [&](const APInt &v) { return v.sextOrTrunc(width); });
 }
 
 OpFoldResult ShapeOp::fold(FoldAdaptor) {

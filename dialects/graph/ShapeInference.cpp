@@ -311,8 +311,8 @@ LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types) {
     return emitOptionalError(loc, "Conv output channels (", m,
                              ") not divisible by group (", group, ")");
   if (auto b = rankedOrNull(op.getB()))
-    if (b.getRank() != 1 || (m != kDyn && b.getDimSize(0) != kDyn &&
-                             b.getDimSize(0) != m))
+    if (b.getRank() != 1 ||
+        (m != kDyn && b.getDimSize(0) != kDyn && b.getDimSize(0) != m))
       return emitOptionalError(loc, "Conv bias must be 1-D of size ", m);
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   if (auto ks = op.getKernelShape()) {
@@ -323,8 +323,8 @@ LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types) {
       return emitOptionalError(loc, "kernel_shape does not match W");
     kernel.assign(ks->begin(), ks->end());
   }
-  WindowParams p{op.getAutoPad(), kernel, op.getStrides(), op.getDilations(),
-                 op.getPads(), false};
+  WindowParams p{op.getAutoPad(),   kernel,       op.getStrides(),
+                 op.getDilations(), op.getPads(), false};
   auto spatial = inferWindowOutput(loc, x.getShape().drop_front(2), p);
   if (failed(spatial))
     return failure();
@@ -440,13 +440,15 @@ LogicalResult inferBatchNorm(Loc loc, BatchNormalizationOp::Adaptor op,
   if (!x || x.getRank() < 2)
     return emitOptionalError(loc, "BatchNormalization needs rank >= 2");
   int64_t c = x.getDimSize(1);
-  for (Value v : {op.getScale(), op.getB(), op.getInputMean(),
-                  op.getInputVar()}) {
+  for (Value v :
+       {op.getScale(), op.getB(), op.getInputMean(), op.getInputVar()}) {
     auto t = rankedOrNull(v);
     if (!t || t.getRank() != 1 ||
         (c != kDyn && t.getDimSize(0) != kDyn && t.getDimSize(0) != c))
-      return emitOptionalError(loc, "BatchNormalization parameters must be "
-                                    "1-D of size C = ", c);
+      return emitOptionalError(loc,
+                               "BatchNormalization parameters must be "
+                               "1-D of size C = ",
+                               c);
   }
   types.push_back(x);
   return success();
@@ -512,7 +514,8 @@ LogicalResult inferReduceImpl(Loc loc, Value data, Value axes, bool keepDims,
       types.push_back(UnrankedTensorType::get(elt));
       return success();
     }
-    types.push_back(RankedTensorType::get(SmallVector<int64_t>(rank, kDyn), elt));
+    types.push_back(
+        RankedTensorType::get(SmallVector<int64_t>(rank, kDyn), elt));
     return success();
   }
   SmallVector<int64_t> out;

@@ -35,7 +35,8 @@ mlir::LogicalResult inferSameAs(mlir::Value v, Types &types);
 /// Multidirectional broadcast of `operands`. `resultElt` null means the
 /// element type of operand `firstSameElt`; operands from `firstSameElt` on
 /// must share one element type (-1: no check).
-mlir::LogicalResult inferBroadcast(Loc loc, llvm::ArrayRef<mlir::Value> operands,
+mlir::LogicalResult inferBroadcast(Loc loc,
+                                   llvm::ArrayRef<mlir::Value> operands,
                                    mlir::Type resultElt, Types &types,
                                    int firstSameElt = 0);
 mlir::FailureOr<llvm::SmallVector<int64_t>>
@@ -70,8 +71,8 @@ inferWindowOutput(Loc loc, llvm::ArrayRef<int64_t> spatialIn,
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 resolvePads(Loc loc, llvm::ArrayRef<int64_t> spatialIn, const WindowParams &p);
 
-mlir::LogicalResult inferPoolImpl(Loc loc, mlir::Value x,
-                                  const WindowParams &p, Types &types);
+mlir::LogicalResult inferPoolImpl(Loc loc, mlir::Value x, const WindowParams &p,
+                                  Types &types);
 template <typename Adaptor>
 mlir::LogicalResult inferPool(Loc loc, Adaptor op, Types &types) {
   WindowParams p{op.getAutoPad(),   op.getKernelShape(), op.getStrides(),

@@ -24,7 +24,8 @@ static LogicalResult pushRanked(Types &types, ArrayRef<int64_t> shape,
 }
 
 static LogicalResult pushUnranked(Types &types, Value like) {
-  types.push_back(UnrankedTensorType::get(getElementTypeOrSelf(like.getType())));
+  types.push_back(
+      UnrankedTensorType::get(getElementTypeOrSelf(like.getType())));
   return success();
 }
 
@@ -85,8 +86,7 @@ LogicalResult inferReshape(Loc loc, ReshapeOp::Adaptor op, Types &types) {
     if (in && in.hasStaticShape() && !dynamic) {
       if (known == 0 || in.getNumElements() % known != 0)
         return emitOptionalError(loc, "Reshape cannot infer -1: ",
-                                 in.getNumElements(), " elements into ",
-                                 known);
+                                 in.getNumElements(), " elements into ", known);
       out[inferIdx] = in.getNumElements() / known;
     }
   } else if (in && in.hasStaticShape() && !dynamic &&
@@ -180,8 +180,8 @@ LogicalResult inferConcat(Loc loc, ConcatOp::Adaptor op, Types &types) {
         out[i] = (out[i] == kDyn || d == kDyn) ? kDyn : out[i] + d;
       } else if (d != kDyn) {
         if (out[i] != kDyn && out[i] != d)
-          return emitOptionalError(loc, "Concat inputs differ in dim ", i,
-                                   ": ", out[i], " vs ", d);
+          return emitOptionalError(loc, "Concat inputs differ in dim ", i, ": ",
+                                   out[i], " vs ", d);
         out[i] = d;
       }
     }
@@ -291,8 +291,8 @@ sliceBounds(Loc loc, SliceOp::Adaptor op, bool allowDynamic) {
       return emitOptionalError(loc, "Slice step must not be 0");
     if (dim == kDyn) {
       // Only the full-range slice of a dynamic dim keeps it known.
-      bool full = step == 1 && s == 0 &&
-                  e >= std::numeric_limits<int32_t>::max();
+      bool full =
+          step == 1 && s == 0 && e >= std::numeric_limits<int32_t>::max();
       partialDynamic |= !full;
       continue;
     }
@@ -308,7 +308,8 @@ sliceBounds(Loc loc, SliceOp::Adaptor op, bool allowDynamic) {
       e = std::clamp<int64_t>(e, -1, dim - 1);
     }
     // ceil((e - s) / step), as a count of visited indices.
-    int64_t n = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
+    int64_t n =
+        step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
     b.starts[*axis] = s;
     b.steps[*axis] = step;
     b.sizes[*axis] = std::max<int64_t>(0, n);
@@ -403,10 +404,10 @@ LogicalResult inferUnsqueeze(Loc loc, UnsqueezeOp::Adaptor op, Types &types) {
   auto in = rankedOrNull(op.getData());
   auto axes = getConstantInts(op.getAxes());
   if (in && !axes && vectorLength(op.getAxes()) != kDyn)
-    return pushRanked(types,
-                      SmallVector<int64_t>(
-                          in.getRank() + vectorLength(op.getAxes()), kDyn),
-                      in.getElementType());
+    return pushRanked(
+        types,
+        SmallVector<int64_t>(in.getRank() + vectorLength(op.getAxes()), kDyn),
+        in.getElementType());
   if (!in || !axes)
     return pushUnranked(types, op.getData());
   int64_t r = in.getRank() + axes->size();
@@ -436,9 +437,8 @@ LogicalResult inferExpand(Loc loc, ExpandOp::Adaptor op, Types &types) {
     int64_t n = vectorLength(op.getShape());
     if (n == kDyn)
       return pushUnranked(types, op.getInput());
-    return pushRanked(types,
-                      SmallVector<int64_t>(std::max(n, in.getRank()), kDyn),
-                      elt);
+    return pushRanked(
+        types, SmallVector<int64_t>(std::max(n, in.getRank()), kDyn), elt);
   }
   auto out = broadcastShapes(loc, in.getShape(), *shape);
   if (failed(out))
@@ -528,8 +528,8 @@ LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
       return emitOptionalError(loc, "Resize sizes has ", sizes->size(),
                                " values for ", axes.size(), " axes");
     // One scale for all axes, then out = round(scale * in) (ONNX round_int).
-    float scale = policy == "not_larger" ? std::numeric_limits<float>::max()
-                                         : 0.0f;
+    float scale =
+        policy == "not_larger" ? std::numeric_limits<float>::max() : 0.0f;
     bool known = true;
     for (size_t i = 0; i < axes.size(); ++i) {
       int64_t d = in.getDimSize(axes[i]);
@@ -559,8 +559,8 @@ LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
       // floor(in * scale) in single precision, as ONNX computes it.
       int64_t &d = out[axes[i]];
       if (d != kDyn)
-        d = static_cast<int64_t>(std::floor(
-            static_cast<float>(d) * static_cast<float>((*scales)[i])));
+        d = static_cast<int64_t>(std::floor(static_cast<float>(d) *
+                                            static_cast<float>((*scales)[i])));
     }
   } else if (hasSizes || hasScales) {
     for (int64_t a : axes)

@@ -83,9 +83,8 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
     std::vector<Buffer *> order;
     for (Buffer &b : buffers)
       order.push_back(&b);
-    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
-      return a->bytes > b->bytes;
-    });
+    llvm::stable_sort(order,
+                      [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
     int64_t arena = 0;
     std::vector<Buffer *> placed;
     for (Buffer *b : order) {
@@ -120,15 +119,14 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
     module->setAttr(kArenaBytesAttr, builder.getI64IntegerAttr(arena));
     module->setAttr(kArenaLowerBoundAttr,
                     builder.getI64IntegerAttr(lowerBound));
-    auto arenaType = MemRefType::get({ShapedType::kDynamic},
-                                     IntegerType::get(ctx, 8));
+    auto arenaType =
+        MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
     unsigned argIndex = fn.getNumArguments();
-    if (failed(fn.insertArgument(argIndex, arenaType,
-                                 builder.getDictionaryAttr(
-                                     builder.getNamedAttr(
-                                         "kiln.name",
-                                         builder.getStringAttr("arena"))),
-                                 fn.getLoc())))
+    if (failed(
+            fn.insertArgument(argIndex, arenaType,
+                              builder.getDictionaryAttr(builder.getNamedAttr(
+                                  "kiln.name", builder.getStringAttr("arena"))),
+                              fn.getLoc())))
       return signalPassFailure();
     Value arenaArg = fn.getArgument(argIndex);
     for (Buffer &b : buffers) {

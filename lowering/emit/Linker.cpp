@@ -21,7 +21,7 @@ llvm::Error linkSharedLibraryWithLld(llvm::ArrayRef<std::string> objects,
   auto lld = findLld();
   if (!lld)
     return llvm::createStringError("ld.lld not found (install lld-22)");
-  std::vector<std::string> args{*lld, "-shared", "--as-needed",
+  std::vector<std::string> args{*lld, "-shared",     "--as-needed",
                                 "-z", "noexecstack", "-O1",
                                 "-o", output.str()};
   args.insert(args.end(), objects.begin(), objects.end());
@@ -34,8 +34,8 @@ llvm::Error linkSharedLibraryWithLld(llvm::ArrayRef<std::string> objects,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, errFile.str(),
                                                 errFile.str()};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(*lld, argRefs, std::nullopt, redirects,
-                                     0, 0, &execError);
+  int rc = llvm::sys::ExecuteAndWait(*lld, argRefs, std::nullopt, redirects, 0,
+                                     0, &execError);
   std::string log;
   if (auto buf = llvm::MemoryBuffer::getFile(errFile))
     log = (*buf)->getBuffer().str();

@@ -118,17 +118,17 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   auto *i32 = Type::getInt32Ty(ctx);
   Function *run = buildRunWrapper(m, entry, sig, info);
 
-  auto *infoTy = StructType::create(ctx, {ptrTy, i32, i32, ptrTy},
-                                    "kiln_tensor_info");
+  auto *infoTy =
+      StructType::create(ctx, {ptrTy, i32, i32, ptrTy}, "kiln_tensor_info");
   auto makeInfos = [&](ArrayRef<TensorSignature> tensors, StringRef role) {
     SmallVector<Constant *> elems;
     for (auto [i, t] : llvm::enumerate(tensors)) {
       std::string prefix = ("kiln." + role + Twine(i)).str();
       elems.push_back(ConstantStruct::get(
-          infoTy, {makeString(m, t.name, prefix + ".name"),
-                   ConstantInt::get(i32, t.dtype),
-                   ConstantInt::get(i32, t.dims.size()),
-                   makeI64Array(m, t.dims, prefix + ".dims")}));
+          infoTy,
+          {makeString(m, t.name, prefix + ".name"),
+           ConstantInt::get(i32, t.dtype), ConstantInt::get(i32, t.dims.size()),
+           makeI64Array(m, t.dims, prefix + ".dims")}));
     }
     auto *ty = ArrayType::get(infoTy, elems.size());
     return new GlobalVariable(m, ty, true, GlobalValue::PrivateLinkage,
@@ -139,16 +139,15 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   for (auto [i, s] : llvm::enumerate(sig.symbols))
     symbolNames.push_back(makeString(m, s, "kiln.symbol" + Twine(i)));
   auto *symTy = ArrayType::get(ptrTy, symbolNames.size());
-  auto *symbols = new GlobalVariable(m, symTy, true,
-                                     GlobalValue::PrivateLinkage,
-                                     ConstantArray::get(symTy, symbolNames),
-                                     "kiln.symbols");
+  auto *symbols = new GlobalVariable(
+      m, symTy, true, GlobalValue::PrivateLinkage,
+      ConstantArray::get(symTy, symbolNames), "kiln.symbols");
 
-  auto *descTy = StructType::create(
-      ctx,
-      {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64, ptrTy, i64, ptrTy, i64, ptrTy,
-       i64, i64, ptrTy, i64},
-      "kiln_model_desc");
+  auto *descTy =
+      StructType::create(ctx,
+                         {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64, ptrTy, i64,
+                          ptrTy, i64, ptrTy, i64, i64, ptrTy, i64},
+                         "kiln_model_desc");
   Constant *desc = ConstantStruct::get(
       descTy,
       {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION), ConstantInt::get(i32, 0),
@@ -156,17 +155,15 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
        makeString(m, info.target, "kiln.target"),
        makeString(m, KILN_VERSION, "kiln.version"),
        ConstantInt::get(i64, computeWeightsChecksum(m)),
-       ConstantInt::get(i64, sig.inputs.size()),
-       makeInfos(sig.inputs, "input"),
+       ConstantInt::get(i64, sig.inputs.size()), makeInfos(sig.inputs, "input"),
        ConstantInt::get(i64, sig.outputs.size()),
        makeInfos(sig.outputs, "output"),
        ConstantInt::get(i64, sig.symbols.size()), symbols,
        ConstantInt::get(i64, info.arenaBytes),
        ConstantInt::get(i64, info.arenaAlignment), run,
        ConstantInt::get(i64, info.arenaLowerBound)});
-  auto *descVar = new GlobalVariable(m, descTy, true,
-                                     GlobalValue::PrivateLinkage, desc,
-                                     "kiln.model_desc");
+  auto *descVar = new GlobalVariable(
+      m, descTy, true, GlobalValue::PrivateLinkage, desc, "kiln.model_desc");
 
   auto *getTy = FunctionType::get(ptrTy, {}, false);
   Function *get = Function::Create(getTy, GlobalValue::ExternalLinkage,
@@ -198,7 +195,8 @@ static void hashConstant(const Constant *c, const DataLayout &dl,
 uint64_t computeWeightsChecksum(const Module &m) {
   uint64_t hash = 0xcbf29ce484222325ULL;
   for (const GlobalVariable &g : m.globals())
-    if (g.isConstant() && g.hasInitializer() && !g.getName().starts_with("kiln."))
+    if (g.isConstant() && g.hasInitializer() &&
+        !g.getName().starts_with("kiln."))
       hashConstant(g.getInitializer(), m.getDataLayout(), hash);
   return hash;
 }

@@ -41,9 +41,8 @@ uint64_t computeWeightsChecksum(const llvm::Module &module);
 
 /// Runs the LLVM optimization pipeline and writes an object file, and the
 /// same code as assembly to `asmPath` when it is not empty.
-llvm::Error optimizeAndEmitObject(llvm::Module &module,
-                                  llvm::TargetMachine &tm, unsigned optLevel,
-                                  llvm::StringRef path,
+llvm::Error optimizeAndEmitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                                  unsigned optLevel, llvm::StringRef path,
                                   llvm::StringRef asmPath = "");
 
 /// Writes the C header describing the model's inputs and outputs.

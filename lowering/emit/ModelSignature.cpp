@@ -69,8 +69,8 @@ llvm::Expected<ModelSignature> extractModelSignature(func::FuncOp entry) {
 
   FunctionType fnType = entry.getFunctionType();
   for (unsigned i = 0; i < fnType.getNumInputs(); ++i) {
-    auto t = makeTensor(fnType.getInput(i), entry.getArgAttrDict(i), "input",
-                        i);
+    auto t =
+        makeTensor(fnType.getInput(i), entry.getArgAttrDict(i), "input", i);
     if (!t)
       return t.takeError();
     for (auto [d, extent] : llvm::enumerate(t->dims)) {

@@ -1,4 +1,5 @@
-//===- ModelSignature.h - Graph inputs/outputs as the ABI sees them -*- C++ -*-===//
+//===- ModelSignature.h - Graph inputs/outputs as the ABI sees them -*- C++
+//-*-===//
 #ifndef KILN_LOWERING_EMIT_MODELSIGNATURE_H
 #define KILN_LOWERING_EMIT_MODELSIGNATURE_H
 

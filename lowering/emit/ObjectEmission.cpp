@@ -74,20 +74,34 @@ Error optimizeAndEmitObject(Module &m, TargetMachine &tm, unsigned optLevel,
 
 static const char *dtypeMacro(int32_t code) {
   switch (code) {
-  case KILN_DTYPE_FLOAT32: return "KILN_DTYPE_FLOAT32";
-  case KILN_DTYPE_UINT8: return "KILN_DTYPE_UINT8";
-  case KILN_DTYPE_INT8: return "KILN_DTYPE_INT8";
-  case KILN_DTYPE_UINT16: return "KILN_DTYPE_UINT16";
-  case KILN_DTYPE_INT16: return "KILN_DTYPE_INT16";
-  case KILN_DTYPE_INT32: return "KILN_DTYPE_INT32";
-  case KILN_DTYPE_INT64: return "KILN_DTYPE_INT64";
-  case KILN_DTYPE_BOOL: return "KILN_DTYPE_BOOL";
-  case KILN_DTYPE_FLOAT16: return "KILN_DTYPE_FLOAT16";
-  case KILN_DTYPE_FLOAT64: return "KILN_DTYPE_FLOAT64";
-  case KILN_DTYPE_UINT32: return "KILN_DTYPE_UINT32";
-  case KILN_DTYPE_UINT64: return "KILN_DTYPE_UINT64";
-  case KILN_DTYPE_BFLOAT16: return "KILN_DTYPE_BFLOAT16";
-  default: return "KILN_DTYPE_UNDEFINED";
+  case KILN_DTYPE_FLOAT32:
+    return "KILN_DTYPE_FLOAT32";
+  case KILN_DTYPE_UINT8:
+    return "KILN_DTYPE_UINT8";
+  case KILN_DTYPE_INT8:
+    return "KILN_DTYPE_INT8";
+  case KILN_DTYPE_UINT16:
+    return "KILN_DTYPE_UINT16";
+  case KILN_DTYPE_INT16:
+    return "KILN_DTYPE_INT16";
+  case KILN_DTYPE_INT32:
+    return "KILN_DTYPE_INT32";
+  case KILN_DTYPE_INT64:
+    return "KILN_DTYPE_INT64";
+  case KILN_DTYPE_BOOL:
+    return "KILN_DTYPE_BOOL";
+  case KILN_DTYPE_FLOAT16:
+    return "KILN_DTYPE_FLOAT16";
+  case KILN_DTYPE_FLOAT64:
+    return "KILN_DTYPE_FLOAT64";
+  case KILN_DTYPE_UINT32:
+    return "KILN_DTYPE_UINT32";
+  case KILN_DTYPE_UINT64:
+    return "KILN_DTYPE_UINT64";
+  case KILN_DTYPE_BFLOAT16:
+    return "KILN_DTYPE_BFLOAT16";
+  default:
+    return "KILN_DTYPE_UNDEFINED";
   }
 }
 
@@ -113,8 +127,8 @@ Error writeModelHeader(const ModelSignature &sig, const ModelLibraryInfo &info,
      << "u\n\n";
   auto emit = [&](ArrayRef<TensorSignature> tensors, StringRef role) {
     for (auto [i, t] : llvm::enumerate(tensors)) {
-      std::string p = prefix + "_" + StringRef(role).upper() + "_" +
-                      std::to_string(i);
+      std::string p =
+          prefix + "_" + StringRef(role).upper() + "_" + std::to_string(i);
       os << "/* " << role << " " << i << ": \"" << t.name << "\" [";
       for (auto [d, extent] : llvm::enumerate(t.dims)) {
         if (d)

@@ -73,8 +73,7 @@ struct RefineShapesPass : impl::RefineShapesBase<RefineShapesPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     RewritePatternSet patterns(&getContext());
-    for (RegisteredOperationName name :
-         getContext().getRegisteredOperations())
+    for (RegisteredOperationName name : getContext().getRegisteredOperations())
       if (isa<graph::GraphDialect>(name.getDialect()))
         name.getCanonicalizationPatterns(patterns, &getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));

@@ -45,8 +45,8 @@ struct OutputsToDestinationsPass
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     OpBuilder b(ret);
     for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-      Value dest = body.addArgument(newInputs[type.getNumInputs() + i],
-                                    fn.getLoc());
+      Value dest =
+          body.addArgument(newInputs[type.getNumInputs() + i], fn.getLoc());
       auto op = bufferization::MaterializeInDestinationOp::create(
           b, ret.getLoc(), TypeRange{}, value, dest);
       op.setWritable(true);

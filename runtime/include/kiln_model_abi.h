@@ -58,9 +58,9 @@ typedef int32_t (*kiln_model_run_fn)(void *const *buffers, const int64_t *dims,
 typedef struct kiln_model_desc {
   uint32_t abi_version; /* KILN_MODEL_ABI_VERSION */
   uint32_t reserved;
-  const char *name;         /* graph name, sanitized to a C identifier */
-  const char *target;       /* e.g. "x86_64" */
-  const char *kiln_version; /* compiler version that produced the library */
+  const char *name;          /* graph name, sanitized to a C identifier */
+  const char *target;        /* e.g. "x86_64" */
+  const char *kiln_version;  /* compiler version that produced the library */
   uint64_t weights_checksum; /* FNV-1a 64 over all constant tensor bytes */
   int64_t num_inputs;
   const kiln_tensor_info *inputs;

@@ -40,8 +40,7 @@ TEST(ModelLoad, AbiMismatch) {
   EXPECT_EQ(model, nullptr);
   std::string expected =
       "ABI version " + std::to_string(KILN_MODEL_ABI_VERSION + 1);
-  EXPECT_NE(lastError().find(expected), std::string::npos)
-      << lastError();
+  EXPECT_NE(lastError().find(expected), std::string::npos) << lastError();
 }
 
 TEST(ModelLoad, NullArguments) {
