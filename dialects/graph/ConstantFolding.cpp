@@ -90,6 +90,21 @@ OpFoldResult DivOp::fold(FoldAdaptor a) {
       });
 }
 
+OpFoldResult CastOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // Integer-to-integer casts of constants (shape arithmetic).
+  auto ints = smallInts(a.getInput());
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!ints || !type || !type.getElementType().isSignlessInteger() ||
+      type.getElementType().isInteger(1) ||
+      !ints.getElementType().isSignlessInteger())
+    return {};
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  return ints.mapValues(type.getElementType(),
+                        [&](const APInt &v) { return v.sextOrTrunc(width); });
+}
+
 OpFoldResult ConcatOp::fold(FoldAdaptor a) {
   auto type = staticResult(getType());
   if (!type || type.getRank() != 1)

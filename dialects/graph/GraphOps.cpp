@@ -1,7 +1,8 @@
 //===- GraphOps.cpp - kiln.graph op folders -------------------------------===//
 //
-// Folders cover the cases that make shape computations static: constants,
-// Identity, no-op Casts, Shape of a static tensor and Reshape of constants.
+// Folders for constants, Identity, Shape of a static tensor and Reshape of
+// constants; those computing on small constants (Cast, Concat, Slice, integer
+// arithmetic, ...) are in ConstantFolding.cpp.
 // Verification lives in the result-type inference (ShapeInference.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -24,31 +25,12 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) {
   return getX().getType() == getType() ? getX() : Value();
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
-    return getInput();
-  // Integer-to-integer casts of small constants (shape arithmetic).
-  auto ints = dyn_cast_if_present<DenseIntElementsAttr>(adaptor.getInput());
-  auto type = dyn_cast<RankedTensorType>(getType());
-  if (!ints || !type || ints.getNumElements() > 1024 ||
-      !type.getElementType().isSignlessInteger() ||
-      type.getElementType().isInteger(1) ||
-      !ints.getElementType().isSignlessInteger())
-    return {};
-  unsigned width = type.getElementType().getIntOrFloatBitWidth();
-  return ints.mapValues(type.getElementType(),
-                        [&](const APInt &v) { return v.sextOrTrunc(width); });
-}
-
 OpFoldResult ShapeOp::fold(FoldAdaptor) {
   auto in = dyn_cast<RankedTensorType>(getData().getType());
   auto out = dyn_cast<RankedTensorType>(getType());
   if (!in || !out || !out.hasStaticShape())
     return {};
-  int64_t r = in.getRank();
-  int64_t start = getStart().value_or(0), end = getEnd().value_or(r);
-  start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
-  end = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
+  auto [start, end] = getShapeRange(in.getRank(), getStart(), getEnd());
   // Only the selected dims need to be static.
   SmallVector<int64_t> dims(in.getShape().begin() + start,
                             in.getShape().begin() + std::max(start, end));

@@ -89,6 +89,11 @@ mlir::LogicalResult inferReduce(Loc loc, Adaptor op, Types &types) {
                          op.getNoopWithEmptyAxes() != 0, types);
 }
 
+/// The [start, end) dims Shape selects from a rank-`rank` input: negative
+/// values count from the end, both are clamped to [0, rank].
+std::pair<int64_t, int64_t> getShapeRange(int64_t rank,
+                                          std::optional<int64_t> start,
+                                          std::optional<int64_t> end);
 mlir::LogicalResult inferShape(Loc loc, ShapeOp::Adaptor op, Types &types);
 mlir::LogicalResult inferReshape(Loc loc, ReshapeOp::Adaptor op, Types &types);
 mlir::LogicalResult inferFlatten(Loc loc, FlattenOp::Adaptor op, Types &types);

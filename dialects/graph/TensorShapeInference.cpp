@@ -35,15 +35,21 @@ static int64_t vectorLength(Value v) {
   return t && t.getRank() == 1 ? t.getDimSize(0) : kDyn;
 }
 
+std::pair<int64_t, int64_t> getShapeRange(int64_t rank,
+                                          std::optional<int64_t> start,
+                                          std::optional<int64_t> end) {
+  auto clampDim = [&](int64_t d) {
+    return std::clamp<int64_t>(d < 0 ? d + rank : d, 0, rank);
+  };
+  return {clampDim(start.value_or(0)), clampDim(end.value_or(rank))};
+}
+
 LogicalResult inferShape(Loc loc, ShapeOp::Adaptor op, Types &types) {
   auto t = rankedOrNull(op.getData());
   Type i64 = IntegerType::get(op.getData().getContext(), 64);
   if (!t)
     return pushRanked(types, {kDyn}, i64);
-  int64_t r = t.getRank();
-  int64_t start = op.getStart().value_or(0), end = op.getEnd().value_or(r);
-  start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
-  end = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
+  auto [start, end] = getShapeRange(t.getRank(), op.getStart(), op.getEnd());
   return pushRanked(types, {std::max<int64_t>(0, end - start)}, i64);
 }
 
