@@ -21,7 +21,7 @@ static void addPipeline(OpPassManager &pm, llvm::StringRef text) {
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuScheduleOptions &options) {
   addPipeline(pm, "canonicalize,cse,"
-                  "func.func(linalg-fuse-elementwise-ops)");
+                  "func.func(kiln-fuse-elementwise)");
   if (options.convToIm2Col && options.tileAndVectorize)
     addPipeline(pm, "func.func(kiln-cpu-conv-to-im2col),canonicalize,cse");
   // Bufferize (outputs are already caller buffers), then free intermediates.
@@ -46,6 +46,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
                 options.parallel ? "true" : "false", options.minParallelWork)
                 .str());
   }
+  addPipeline(pm, "func.func(kiln-cpu-approximate-math)");
   addPipeline(pm, "kiln-cpu-parallel-to-runtime");
   // Loops, then LLVM.
   addPipeline(pm, "func.func(convert-linalg-to-loops),"

@@ -79,4 +79,16 @@ def ParallelToRuntime : Pass<"kiln-cpu-parallel-to-runtime", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def ApproximateMath : Pass<"kiln-cpu-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Replace f32 transcendentals with inline polynomials";
+  let description = [{
+    Rewrites f32 `math.erf`, `exp`, `expm1`, `tanh`, `log`, `log1p` and
+    `log2` (scalar or vector) into upstream's polynomial approximations, so
+    that elementwise loops over them vectorize instead of calling libm.
+  }];
+  let dependentDialects = ["mlir::math::MathDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // KILN_LOWERING_CPU_PASSES

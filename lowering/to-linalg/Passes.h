@@ -2,6 +2,7 @@
 #ifndef KILN_LOWERING_TOLINALG_PASSES_H
 #define KILN_LOWERING_TOLINALG_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -33,4 +33,19 @@ def OutputsToDestinations : Pass<"kiln-outputs-to-destinations",
                            "mlir::memref::MemRefDialect"];
 }
 
+def FuseElementwise : Pass<"kiln-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg chains without recomputation";
+  let description = [{
+    Upstream elementwise-op fusion (plus reshape propagation and constant
+    folding of linalg ops), restricted to fusions where the consumer reads
+    each produced element once: its indexing map for the fused operand is a
+    permutation. Producers of contractions (matmul operands, im2col) stay
+    separate, so they are computed once and the contraction keeps its named
+    form for the register kernels.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_LOWERING_TOLINALG_PASSES
