@@ -2,8 +2,10 @@
 //
 // The input is padded with tensor.pad (auto_pad resolved at compile time)
 // and the window slides without bounds checks. 2-D ungrouped Conv uses
-// linalg.conv_2d_nchw_fchw; other ranks, groups and ConvTranspose use a
-// linalg.generic over (n, g, m, out..., c, k...). Only the batch dim may be
+// linalg.conv_2d_nchw_fchw; other ranks and groups use a linalg.generic
+// over (n, g, m, out..., c, k...). Ungrouped ConvTranspose is a GEMM of the
+// weight taps with the input pixels followed by col2im; grouped ones a
+// convolution over the zero-inserted input. Only the batch dim may be
 // dynamic.
 //
 //===----------------------------------------------------------------------===//
@@ -13,7 +15,10 @@
 #include "lowering/to-linalg/WindowUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace kiln::window;
@@ -194,7 +199,344 @@ struct ConvLowering : OpConversionPattern<g::ConvOp> {
   }
 };
 
-/// ConvTranspose as a stride-1 convolution over the input with stride-1
+/// Geometry of a ConvTranspose: the window and, per spatial dim, the number
+/// of leading positions of the full (unpadded) output that are cut off
+/// (`begin`; negative when output_shape asks for more than the full extent).
+struct TransposeGeometry {
+  Window win;
+  SmallVector<int64_t> begin;
+};
+
+TransposeGeometry getTransposeGeometry(g::ConvTransposeOp op,
+                                       RankedTensorType xt, RankedTensorType wt,
+                                       RankedTensorType yt) {
+  size_t n = xt.getRank() - 2;
+  TransposeGeometry geo;
+  Window &win = geo.win;
+  win.kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
+  win.strides = orOnes(op.getStrides(), n);
+  win.dilations = orOnes(op.getDilations(), n);
+  StringRef autoPad = op.getAutoPad();
+  SmallVector<int64_t> outPad(n, 0);
+  if (auto p = op.getOutputPadding())
+    outPad.assign(p->begin(), p->end());
+  geo.begin.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t in = xt.getDimSize(i + 2), s = win.strides[i];
+    int64_t full =
+        s * (in - 1) + outPad[i] + (win.kernel[i] - 1) * win.dilations[i] + 1;
+    if (op.getOutputShape() || autoPad == "SAME_UPPER" ||
+        autoPad == "SAME_LOWER") {
+      // Floor division: a negative total (output_shape beyond the full
+      // extent) pads at the end, as in the ONNX reference.
+      int64_t total = full - yt.getDimSize(i + 2);
+      int64_t half = llvm::divideFloorSigned(total, 2);
+      geo.begin[i] = autoPad == "SAME_UPPER" ? half : total - half;
+    } else if (autoPad == "NOTSET" && op.getPads()) {
+      geo.begin[i] = (*op.getPads())[i];
+    }
+  }
+  return geo;
+}
+
+/// The elements of a constant `w`, looking through the graph constant that
+/// may not be converted yet.
+ElementsAttr constantElements(Value w) {
+  if (auto c = w.getDefiningOp<g::ConstantOp>())
+    return c.getValue();
+  if (auto c = w.getDefiningOp<arith::ConstantOp>())
+    return dyn_cast<ElementsAttr>(c.getValue());
+  return {};
+}
+
+/// The constant [R, C] matrix `attr` transposed into `type` ([C, R]), or null
+/// when its bytes are not at hand.
+ElementsAttr transposeConstant(ElementsAttr attr, RankedTensorType type) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    if (dense.isSplat())
+      return dense.resizeSplat(type);
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0)
+    return {};
+  size_t eltBytes = bits / 8;
+  ArrayRef<char> src;
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    src = dense.getRawData();
+  else if (AsmResourceBlob *blob =
+               resource ? resource.getRawHandle().getBlob() : nullptr)
+    src = blob->getData();
+  int64_t rows = type.getDimSize(1), cols = type.getDimSize(0);
+  if (src.size() != static_cast<size_t>(rows * cols) * eltBytes)
+    return {};
+  auto copy = [&](MutableArrayRef<char> dst) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        std::memcpy(&dst[(c * rows + r) * eltBytes],
+                    &src[(r * cols + c) * eltBytes], eltBytes);
+  };
+  if (resource) {
+    // Large weights stay out of line, like the imported ones.
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+        src.size(), alignof(std::max_align_t), /*dataIsMutable=*/true);
+    copy(blob.getMutableData());
+    return DenseResourceElementsAttr::get(
+        type, (resource.getRawHandle().getKey() + "_t").str(), std::move(blob));
+  }
+  SmallVector<char> bytes(src.size());
+  copy(bytes);
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+/// The ConvTranspose weight [C, M, K...] as the GEMM's left operand
+/// [M * prod(K), C]; built at compile time when the weight is a constant.
+Value gemmWeight(OpBuilder &b, Location loc, Value w) {
+  auto wt = cast<RankedTensorType>(w.getType());
+  int64_t c = wt.getDimSize(0), m = wt.getNumElements() / c;
+  auto type = RankedTensorType::get({m, c}, wt.getElementType());
+  if (ElementsAttr attr = constantElements(w))
+    if (ElementsAttr t = transposeConstant(attr, type))
+      return arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(t));
+  SmallVector<ReassociationIndices> re = {{0}, {}};
+  for (int64_t i = 1; i < wt.getRank(); ++i)
+    re[1].push_back(i);
+  Value flat = tensor::CollapseShapeOp::create(b, loc, w, re);
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::TransposeOp::create(b, loc, flat, empty,
+                                     ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+/// Every input pixel times every weight tap:
+/// cols[n, m, k..., i...] = sum_c W[c, m, k...] * x[n, c, i...]. One image
+/// is a named matmul ([M*K, C] x [C, I]) for the register-tiled kernel; more
+/// images are a generic whose innermost loop streams the pixels.
+Value transposeColumns(OpBuilder &b, Location loc, Value x, Value w) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(w.getType());
+  int64_t n = xt.getRank() - 2;
+  Type elt = xt.getElementType();
+  int64_t pixels = 1;
+  for (int64_t d : xt.getShape().drop_front(2))
+    pixels *= d;
+  Value a = gemmWeight(b, loc, w);
+  int64_t rows = cast<RankedTensorType>(a.getType()).getDimSize(0);
+  Value zero = createScalarConstant(b, loc, elt, 0.0);
+  SmallVector<int64_t> colsShape = {xt.getDimSize(0)};
+  colsShape.append(wt.getShape().begin() + 1, wt.getShape().end());
+  colsShape.append(xt.getShape().begin() + 2, xt.getShape().end());
+  ReassociationIndices spatial;
+  for (int64_t i = 0; i < n; ++i)
+    spatial.push_back(i + 2);
+
+  if (xt.getDimSize(0) == 1) {
+    ReassociationIndices first = {0, 1};
+    Value x2 = tensor::CollapseShapeOp::create(
+        b, loc, x, SmallVector<ReassociationIndices>{first, spatial});
+    Value init = fillTensor(
+        b, loc, tensor::EmptyOp::create(b, loc, {rows, pixels}, elt), zero);
+    Value cols =
+        linalg::MatmulOp::create(b, loc, ValueRange{a, x2}, ValueRange{init})
+            .getResult(0);
+    SmallVector<ReassociationIndices> re(2);
+    for (int64_t i = 0; i < n + 2; ++i)
+      re[0].push_back(i);
+    for (int64_t i = 0; i < n; ++i)
+      re[1].push_back(n + 2 + i);
+    return tensor::ExpandShapeOp::create(b, loc, xt.clone(colsShape), cols, re);
+  }
+
+  Value x3 = tensor::CollapseShapeOp::create(
+      b, loc, x, SmallVector<ReassociationIndices>{{0}, {1}, spatial});
+  auto accType = RankedTensorType::get({xt.getDimSize(0), rows, pixels}, elt);
+  Value init = fillTensor(b, loc, emptyWithBatch(b, loc, accType, x), zero);
+  // Loops (n, m, c, p): the reduction sits outside the pixel loop.
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d(1), d(2)}, ctx),
+                                 AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx),
+                                 AffineMap::get(4, 0, {d(0), d(1), d(3)}, ctx)};
+  IteratorTypes iters = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  Value cols =
+      linalg::GenericOp::create(
+          b, loc, accType, ValueRange{a, x3}, ValueRange{init}, maps, iters,
+          [](OpBuilder &nb, Location nl, ValueRange v) {
+            Value mul = arith::MulFOp::create(nb, nl, v[0], v[1]);
+            linalg::YieldOp::create(
+                nb, nl, arith::AddFOp::create(nb, nl, v[2], mul).getResult());
+          })
+          .getResult(0);
+  SmallVector<ReassociationIndices> re = {{0}, {}, {}};
+  for (int64_t i = 0; i < n + 1; ++i)
+    re[1].push_back(1 + i);
+  for (int64_t i = 0; i < n; ++i)
+    re[2].push_back(n + 2 + i);
+  return tensor::ExpandShapeOp::create(b, loc, xt.clone(colsShape), cols, re);
+}
+
+/// col2im when every output pixel is one tap of one input pixel (stride ==
+/// kernel, no dilation, the output inside the full extent): a permutation of
+/// cols [N, M, K..., I...] to [N, M, I1, K1, ...] (plus the bias), collapsed
+/// and sliced.
+Value interleaveColumns(OpBuilder &b, Location loc, Value cols, Value bias,
+                        RankedTensorType yt, ArrayRef<int64_t> begin) {
+  auto ct = cast<RankedTensorType>(cols.getType());
+  MLIRContext *ctx = b.getContext();
+  int64_t n = (ct.getRank() - 2) / 2;
+  unsigned numLoops = ct.getRank();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Loop dims follow the output: (n, m, i1, k1, i2, k2, ...).
+  SmallVector<int64_t> shape(ct.getShape().take_front(2));
+  SmallVector<AffineExpr> colsE = {d(0), d(1)};
+  for (int64_t i = 0; i < n; ++i) {
+    shape.push_back(ct.getDimSize(2 + n + i));
+    shape.push_back(ct.getDimSize(2 + i));
+    colsE.push_back(d(3 + 2 * i));
+  }
+  for (int64_t i = 0; i < n; ++i)
+    colsE.push_back(d(2 + 2 * i));
+  auto type = ct.clone(shape);
+  SmallVector<Value> ins = {cols};
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, colsE, ctx)};
+  if (!isAbsent(bias)) {
+    ins.push_back(bias);
+    maps.push_back(AffineMap::get(numLoops, 0, {d(1)}, ctx));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(numLoops));
+  Value out =
+      linalg::GenericOp::create(
+          b, loc, type, ins, ValueRange{emptyWithBatch(b, loc, type, cols)},
+          maps, IteratorTypes(numLoops, utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location nl, ValueRange v) {
+            Value r =
+                v.size() == 3
+                    ? arith::AddFOp::create(nb, nl, v[0], v[1]).getResult()
+                    : v[0];
+            linalg::YieldOp::create(nb, nl, r);
+          })
+          .getResult(0);
+  SmallVector<ReassociationIndices> re = {{0}, {1}};
+  for (int64_t i = 0; i < n; ++i)
+    re.push_back({2 + 2 * i, 3 + 2 * i});
+  out = tensor::CollapseShapeOp::create(b, loc, out, re);
+  auto full = cast<RankedTensorType>(out.getType());
+  if (full.getShape().drop_front() == yt.getShape().drop_front())
+    return out;
+  SmallVector<OpFoldResult> offs(2, b.getIndexAttr(0)), sizes, ones;
+  sizes.push_back(tensor::getMixedSize(b, loc, out, 0));
+  for (int64_t i = 1; i < yt.getRank(); ++i)
+    sizes.push_back(b.getIndexAttr(yt.getDimSize(i)));
+  for (int64_t i = 0; i < n; ++i)
+    offs.push_back(b.getIndexAttr(begin[i]));
+  ones.assign(yt.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, yt, out, offs, sizes, ones);
+}
+
+/// General col2im: each kernel tap's [N, M, I...] block of cols is added to
+/// the output at offset k*d - begin with stride s, clipped to the output.
+Value accumulateColumns(OpBuilder &b, Location loc, Value cols, Value out,
+                        const TransposeGeometry &geo) {
+  auto ct = cast<RankedTensorType>(cols.getType());
+  auto ot = cast<RankedTensorType>(out.getType());
+  const Window &win = geo.win;
+  int64_t n = win.rank();
+  OpFoldResult batch = tensor::getMixedSize(b, loc, out, 0);
+  SmallVector<int64_t> tap(n, 0);
+  int64_t taps = 1;
+  for (int64_t k : win.kernel)
+    taps *= k;
+  for (int64_t t = 0; t < taps; ++t) {
+    for (int64_t i = n - 1, r = t; i >= 0; --i) {
+      tap[i] = r % win.kernel[i];
+      r /= win.kernel[i];
+    }
+    // Input pixels [i0, i1) land at i*s + k*d - begin inside [0, O).
+    SmallVector<int64_t> i0(n), count(n), o0(n);
+    bool empty = false;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t s = win.strides[i],
+              shift = tap[i] * win.dilations[i] - geo.begin[i];
+      int64_t lo = std::max<int64_t>(0, llvm::divideCeilSigned(-shift, s));
+      int64_t hi = std::min(
+          ct.getDimSize(2 + n + i),
+          llvm::divideFloorSigned(ot.getDimSize(2 + i) - 1 - shift, s) + 1);
+      empty |= hi <= lo;
+      i0[i] = lo;
+      count[i] = hi - lo;
+      o0[i] = lo * s + shift;
+    }
+    if (empty)
+      continue;
+    SmallVector<int64_t> blockShape = {ot.getDimSize(0), ot.getDimSize(1)};
+    blockShape.append(count);
+    auto blockType = ot.clone(blockShape);
+    SmallVector<OpFoldResult> srcOff(2, b.getIndexAttr(0)),
+        dstOff = srcOff, srcSize = {batch, b.getIndexAttr(ct.getDimSize(1))},
+        dstSize, srcStride(ct.getRank(), b.getIndexAttr(1)),
+        dstStride(2, b.getIndexAttr(1));
+    for (int64_t i = 0; i < n; ++i) {
+      srcOff.push_back(b.getIndexAttr(tap[i]));
+      srcSize.push_back(b.getIndexAttr(1));
+    }
+    dstSize = srcSize;
+    dstSize.resize(2);
+    for (int64_t i = 0; i < n; ++i) {
+      srcOff.push_back(b.getIndexAttr(i0[i]));
+      srcSize.push_back(b.getIndexAttr(count[i]));
+      dstOff.push_back(b.getIndexAttr(o0[i]));
+      dstSize.push_back(b.getIndexAttr(count[i]));
+      dstStride.push_back(b.getIndexAttr(win.strides[i]));
+    }
+    Value src = tensor::ExtractSliceOp::create(b, loc, blockType, cols, srcOff,
+                                               srcSize, srcStride);
+    Value dst = tensor::ExtractSliceOp::create(b, loc, blockType, out, dstOff,
+                                               dstSize, dstStride);
+    unsigned rank = blockType.getRank();
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    Value sum =
+        linalg::GenericOp::create(
+            b, loc, blockType, ValueRange{src}, ValueRange{dst},
+            SmallVector<AffineMap>{id, id},
+            IteratorTypes(rank, utils::IteratorType::parallel),
+            [](OpBuilder &nb, Location nl, ValueRange v) {
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::AddFOp::create(nb, nl, v[1], v[0]).getResult());
+            })
+            .getResult(0);
+    out = tensor::InsertSliceOp::create(b, loc, sum, out, dstOff, dstSize,
+                                        dstStride);
+  }
+  return out;
+}
+
+/// Ungrouped ConvTranspose as a GEMM followed by col2im: no multiplications
+/// by inserted zeros, and the GEMM is the tiled contraction kernel's.
+Value lowerTransposeAsGemm(OpBuilder &b, Location loc, Value x, Value w,
+                           Value bias, RankedTensorType yt,
+                           const TransposeGeometry &geo) {
+  Value cols = transposeColumns(b, loc, x, w);
+  auto ct = cast<RankedTensorType>(cols.getType());
+  const Window &win = geo.win;
+  int64_t n = win.rank();
+  bool interleaved = true;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t extent = ct.getDimSize(2 + n + i) * win.kernel[i];
+    interleaved &= win.dilations[i] == 1 && win.strides[i] == win.kernel[i] &&
+                   geo.begin[i] >= 0 &&
+                   geo.begin[i] + yt.getDimSize(2 + i) <= extent;
+  }
+  if (interleaved)
+    return interleaveColumns(b, loc, cols, bias, yt, geo.begin);
+  Value init = convInit(b, loc, yt, x, bias);
+  return accumulateColumns(b, loc, cols, init, geo);
+}
+
+/// ConvTranspose, ungrouped, as a GEMM and col2im (see lowerTransposeAsGemm).
+/// Grouped ones run as a stride-1 convolution over the input with stride-1
 /// zeros inserted between elements and padded by (K-1)*d - pad, using the
 /// spatially flipped kernel with its channel dims swapped.
 struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
@@ -213,31 +555,13 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
           op, "needs float operands, a static weight and static non-batch "
               "dims");
     size_t n = xt.getRank() - 2;
-    Window win;
-    win.kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
-    win.strides = orOnes(op.getStrides(), n);
-    win.dilations = orOnes(op.getDilations(), n);
-    StringRef autoPad = op.getAutoPad();
-    SmallVector<int64_t> outPad(n, 0);
-    if (auto p = op.getOutputPadding())
-      outPad.assign(p->begin(), p->end());
-
-    // Begin padding of the output, from which the buffer offset follows.
-    SmallVector<int64_t> begin(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-      int64_t in = xt.getDimSize(i + 2), s = win.strides[i];
-      int64_t full =
-          s * (in - 1) + outPad[i] + (win.kernel[i] - 1) * win.dilations[i] + 1;
-      if (op.getOutputShape() || autoPad == "SAME_UPPER" ||
-          autoPad == "SAME_LOWER") {
-        // Floor division: a negative total (output_shape beyond the full
-        // extent) pads at the end, as in the ONNX reference.
-        int64_t total = full - yt.getDimSize(i + 2);
-        int64_t half = llvm::divideFloorSigned(total, 2);
-        begin[i] = autoPad == "SAME_UPPER" ? half : total - half;
-      } else if (autoPad == "NOTSET" && op.getPads()) {
-        begin[i] = (*op.getPads())[i];
-      }
+    TransposeGeometry geo = getTransposeGeometry(op, xt, wt, yt);
+    const Window &win = geo.win;
+    int64_t group = op.getGroup();
+    if (group == 1) {
+      rewriter.replaceOp(op, lowerTransposeAsGemm(rewriter, loc, x, w,
+                                                  adaptor.getB(), yt, geo));
+      return success();
     }
 
     // Buffer of extent O + (K-1)*d holding x[i] at lo + i*s, zeros elsewhere.
@@ -252,7 +576,7 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
       int64_t in = xt.getDimSize(i + 2), s = win.strides[i];
       int64_t span = (win.kernel[i] - 1) * win.dilations[i];
       int64_t len = yt.getDimSize(i + 2) + span;
-      int64_t lo = span - begin[i];
+      int64_t lo = span - geo.begin[i];
       int64_t i0 = lo < 0 ? (-lo + s - 1) / s : 0;
       int64_t i1 = std::min(in, (len - 1 - lo) / s + 1);
       if (len - 1 - lo < 0 || i1 <= i0)
@@ -273,7 +597,6 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
     buf = tensor::InsertSliceOp::create(rewriter, loc, src, buf, dstOff,
                                         srcSize, dstStride);
 
-    int64_t group = op.getGroup();
     Value init = convInit(rewriter, loc, yt, x, adaptor.getB());
     Value wf = mergeDims(
         rewriter, loc,

@@ -56,19 +56,91 @@ func.func @conv1d_grouped(%x: tensor<1x4x9xf32>, %w: tensor<4x2x3xf32>) -> tenso
 
 // -----
 
-// ConvTranspose with stride 2: zeros inserted by a strided insert_slice,
-// the kernel flipped and transposed, then a stride-1 convolution.
-// CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, -d3 + 1, -d4 + 1)>
+// ConvTranspose is a GEMM of the weight taps [Cout*KH*KW, Cin] with the input
+// pixels, then col2im. With a symbolic batch the GEMM is a generic whose
+// pixel loop is innermost; stride == kernel makes col2im a permutation of the
+// taps into the pixels, with the bias added on the way.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d5, d2, d4)>
+// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1)>
 // CHECK-LABEL: func.func @conv_transpose_2x2
-// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x16x9x9xf32>)
-// CHECK: tensor.insert_slice %{{.*}} into %[[Z]][0, 0, 1, 1] [%{{.*}}, 16, 4, 4] [1, 1, 2, 2] : tensor<?x16x4x4xf32> into tensor<?x16x9x9xf32>
-// CHECK: linalg.broadcast
-// CHECK: linalg.generic {indexing_maps = [#[[FLIP]], #{{.*}}]
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x8x16x2x2xf32> into tensor<8x16x2x2xf32>
-// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x16x9x9xf32>, tensor<8x16x2x2xf32>)
+// CHECK: %[[WF:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<16x8x2x2xf32> into tensor<16x32xf32>
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[WF]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32x16xf32>) permutation = [1, 0]
+// CHECK: %[[XF:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<?x16x4x4xf32> into tensor<?x16x16xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x32x16xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[X]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[WT]], %[[XF]] : tensor<32x16xf32>, tensor<?x16x16xf32>) outs(%[[Z]] : tensor<?x32x16xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0], [1, 2, 3], [4, 5]] output_shape [%{{.*}}, 8, 2, 2, 4, 4] : tensor<?x32x16xf32> into tensor<?x8x2x2x4x4xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[TAPS]], #[[BIAS]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[E]], %{{.*}} : tensor<?x8x2x2x4x4xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<?x8x4x2x4x2xf32>)
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<?x8x4x2x4x2xf32> into tensor<?x8x8x8xf32>
+// CHECK: return %[[R]]
 func.func @conv_transpose_2x2(%x: tensor<?x16x4x4xf32>, %w: tensor<16x8x2x2xf32>, %b: tensor<8xf32>) -> tensor<?x8x8x8xf32> {
   %0 = kiln_graph.ConvTranspose %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<?x16x4x4xf32>, tensor<16x8x2x2xf32>, tensor<8xf32>) -> tensor<?x8x8x8xf32>
   return %0 : tensor<?x8x8x8xf32>
+}
+
+// -----
+
+// One image: a named matmul for the contraction kernel, its constant weight
+// transposed at compile time ([Cin=3, Cout=1, 1, 2] into [2, 3]); begin pads
+// slice the permuted output.
+// CHECK-LABEL: func.func @conv_transpose_const_weight
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[WT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK: %[[XF:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] : tensor<1x3x4x5xf32> into tensor<3x20xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[WT]], %[[XF]] : tensor<2x3xf32>, tensor<3x20xf32>) outs(%{{.*}} : tensor<2x20xf32>)
+// CHECK: tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2, 3], [4, 5]] output_shape [1, 1, 1, 2, 4, 5] : tensor<2x20xf32> into tensor<1x1x1x2x4x5xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<1x1x4x1x5x2xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<1x1x4x1x5x2xf32> into tensor<1x1x4x10xf32>
+// CHECK: tensor.extract_slice %[[C]][0, 0, 0, 1] [1, 1, 4, 8] [1, 1, 1, 1] : tensor<1x1x4x10xf32> to tensor<1x1x4x8xf32>
+func.func @conv_transpose_const_weight(%x: tensor<1x3x4x5xf32>) -> tensor<1x1x4x8xf32> {
+  %w = kiln_graph.Constant {value = dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]], [[[5.0, 6.0]]]]> : tensor<3x1x1x2xf32>} : () -> tensor<3x1x1x2xf32>
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.ConvTranspose %x, %w, %none {strides = array<i64: 1, 2>, pads = array<i64: 0, 1, 0, 1>} : (tensor<1x3x4x5xf32>, tensor<3x1x1x2xf32>, none) -> tensor<1x1x4x8xf32>
+  return %0 : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+// Overlapping taps (kernel 3, stride 2) with pads 1 and output_padding 1:
+// each tap's block of columns is added into the bias-initialised output at
+// offset k - 1 with stride 2, clipped to the output; the first tap loses its
+// first input row and column, the last (2, 2) writes from (1, 1).
+// CHECK-LABEL: func.func @conv_transpose_overlap
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<18x3xf32>, tensor<3x16xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[M]] {{.*}} : tensor<18x16xf32> into tensor<1x2x3x3x4x4xf32>
+// CHECK: %[[B:.*]] = linalg.broadcast ins(%{{.*}} : tensor<2xf32>) outs(%{{.*}} : tensor<1x2x8x8xf32>) dimensions = [0, 2, 3]
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[E]][0, 0, 0, 0, 1, 1] [1, 2, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1] : tensor<1x2x3x3x4x4xf32> to tensor<1x2x3x3xf32>
+// CHECK: %[[D0:.*]] = tensor.extract_slice %[[B]][0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 2, 2] : tensor<1x2x8x8xf32> to tensor<1x2x3x3xf32>
+// CHECK: %[[A0:.*]] = linalg.generic {{.*}} ins(%[[S0]] : tensor<1x2x3x3xf32>) outs(%[[D0]] : tensor<1x2x3x3xf32>)
+// CHECK: arith.addf
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[A0]] into %[[B]][0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 2, 2]
+// CHECK-COUNT-7: tensor.insert_slice
+// CHECK: %[[S8:.*]] = tensor.extract_slice %[[E]][0, 0, 2, 2, 0, 0] [1, 2, 1, 1, 4, 4] [1, 1, 1, 1, 1, 1] : tensor<1x2x3x3x4x4xf32> to tensor<1x2x4x4xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x8x8xf32> to tensor<1x2x4x4xf32>
+// CHECK: %[[R:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 2, 2]
+// CHECK: return %[[R]]
+func.func @conv_transpose_overlap(%x: tensor<1x3x4x4xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x8x8xf32> {
+  %0 = kiln_graph.ConvTranspose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x3x4x4xf32>, tensor<3x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Grouped ConvTranspose: zeros inserted by a strided insert_slice, the kernel
+// flipped and transposed, then a stride-1 grouped convolution.
+// CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, -d3 + 1, -d4 + 1)>
+// CHECK-LABEL: func.func @conv_transpose_grouped
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x7x7xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[Z]][0, 0, 1, 1] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x3x3xf32> into tensor<1x4x7x7xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[FLIP]], #{{.*}}]
+// CHECK: linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x2x2x7x7xf32>, tensor<2x1x2x2x2xf32>)
+func.func @conv_transpose_grouped(%x: tensor<1x4x3x3xf32>, %w: tensor<4x1x2x2xf32>) -> tensor<1x2x6x6xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.ConvTranspose %x, %w, %none {group = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x1x2x2xf32>, none) -> tensor<1x2x6x6xf32>
+  return %0 : tensor<1x2x6x6xf32>
 }
 
 // -----
