@@ -39,14 +39,29 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
         (void)linalg::rewriteInIm2Col(rewriter,
                                       cast<linalg::Conv2DNhwcHwcfOp>(op));
     }
-    // With batch 1 the contraction is a matmul with a unit dim; dropped and
-    // specialized it gets the named-op register kernel.
+    // With batch 1 the contraction is a matmul with a unit batch dim;
+    // dropped and specialized it gets the named-op register kernel. A
+    // single output channel stays an M = 1 matmul: as a matrix-vector
+    // generic it would reduce down a strided column of the im2col buffer.
     linalg::ControlDropUnitDims control;
     control.controlFn = [](Operation *op) -> SmallVector<unsigned> {
       auto generic = dyn_cast<linalg::GenericOp>(op);
       if (!generic || !linalg::isaContractionOpInterface(generic))
         return {};
-      return llvm::to_vector(llvm::seq<unsigned>(0, generic.getNumLoops()));
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(generic);
+      if (failed(dims))
+        return {};
+      SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+      SmallVector<unsigned> droppable;
+      for (unsigned d = 0; d < ranges.size(); ++d)
+        droppable.push_back(d);
+      // Keep one M and one N dim even when they are unit.
+      for (const SmallVector<unsigned, 2> &group : {dims->m, dims->n})
+        if (!group.empty() &&
+            llvm::all_of(group, [&](unsigned d) { return ranges[d] == 1; }))
+          llvm::erase(droppable, group.back());
+      return droppable;
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateFoldUnitExtentDimsPatterns(patterns, control);

@@ -23,3 +23,14 @@ func.func @conv_batch2(%x: tensor<2x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: t
     ins(%x, %w : tensor<2x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
   return %r : tensor<2x8x8x8xf32>
 }
+
+// -----
+
+// One output channel stays a (1 x C*KH*KW) by (C*KH*KW x OH*OW) matmul.
+// CHECK-LABEL: func.func @conv_one_channel
+//       CHECK: linalg.matmul ins({{.*}} : tensor<1x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<1x64xf32>)
+func.func @conv_one_channel(%x: tensor<1x4x10x10xf32>, %w: tensor<1x4x3x3xf32>, %o: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<1x4x3x3xf32>) outs(%o : tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+  return %r : tensor<1x1x8x8xf32>
+}
