@@ -5,6 +5,10 @@
 // accumulator row and K step, the shape a hand-written micro-kernel has;
 // convert-vector-to-llvm's default (dot products) would reduce horizontally.
 //
+// Leading unit dims are not cast away: with those patterns in the set, an
+// M = 1 register tile (1 x nr) rewrites broadcasts back and forth forever,
+// and the transfer unit-dim patterns already leave 1-D transfers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
@@ -34,7 +38,6 @@ struct LowerVectorOpsPass : impl::LowerVectorOpsBase<LowerVectorOpsPass> {
       vector::populateVectorTransposeLoweringPatterns(
           patterns, vector::VectorTransposeLowering::EltWise);
       vector::populateVectorBroadcastLoweringPatterns(patterns);
-      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
       vector::populateVectorTransferDropUnitDimsPatterns(patterns);
       vector::populateVectorOuterProductLoweringPatterns(patterns);
       vector::populateVectorShapeCastLoweringPatterns(patterns);

@@ -183,12 +183,17 @@ LogicalResult parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  // Enough chunks to balance threads, but no smaller: the dim that gets
+  // there is split into blocks, not single iterations, so the inner loops
+  // stay long enough to vectorize.
+  constexpr int64_t kChunks = 64;
   int64_t chunks = 1;
-  for (unsigned d = 0; d < iters.size() && chunks < 64; ++d) {
+  for (unsigned d = 0; d < iters.size() && chunks < kChunks; ++d) {
     if (iters[d] != utils::IteratorType::parallel)
       break;
-    sizes[d] = 1;
-    chunks *= ranges[d];
+    int64_t need = llvm::divideCeil(kChunks, chunks);
+    sizes[d] = std::max<int64_t>(ranges[d] / need, 1);
+    chunks *= llvm::divideCeil(ranges[d], sizes[d]);
   }
   if (chunks < 2)
     return failure();

@@ -1,11 +1,14 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
 
-// Batch 1: the im2col gather, then a plain linalg.matmul (unit batch dim
-// dropped) of weights [F, C*KH*KW] by columns [C*KH*KW, OH*OW].
+// Batch 1: the im2col gather keeps OH and OW as loops (input row reads, no
+// div/rem), then a plain linalg.matmul of weights [F, C*KH*KW] by columns
+// [C*KH*KW, OH*OW]; the collapses are views.
+//       CHECK: #[[GATHER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
 // CHECK-LABEL: func.func @conv
 //   CHECK-NOT: linalg.conv_2d_nchw_fchw
+//       CHECK: linalg.generic {indexing_maps = [#[[GATHER]], {{.*}}]{{.*}} outs({{.*}} : tensor<1x4x3x3x8x8xf32>)
 //       CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>
-//       CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]
+//       CHECK: tensor.collapse_shape {{.*}} tensor<1x4x3x3x8x8xf32> into tensor<36x64xf32>
 //       CHECK: linalg.matmul ins({{.*}} : tensor<8x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<8x64xf32>)
 func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -22,10 +22,11 @@ func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<64x
 
 // -----
 
-// Large elementwise ops only get a forall over leading parallel dims.
+// Large elementwise ops only get a forall over leading parallel dims, in
+// 64 blocks of rows rather than single rows.
 // CHECK-LABEL: func.func @relu
-//       CHECK: scf.forall (%{{.*}}) in (256)
-//       CHECK:   linalg.generic {{.*}} memref<1x256xf32
+//       CHECK: scf.forall (%{{.*}}) = (0) to (256) step (4)
+//       CHECK:   linalg.generic {{.*}} memref<4x256xf32
 func.func @relu(%a: memref<256x256xf32>, %c: memref<256x256xf32>) {
   %z = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
