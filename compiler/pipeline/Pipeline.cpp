@@ -27,6 +27,9 @@ namespace kiln {
 
 void buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
+  // Weight preprocessing first, so BatchNormalization sees constant weights.
+  pm.addNestedPass<func::FuncOp>(createFoldConstants());
+  pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
   pm.addNestedPass<func::FuncOp>(createRefineShapes());
   pm.addPass(createCSEPass());
 }

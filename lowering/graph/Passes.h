@@ -3,6 +3,7 @@
 #define KILN_LOWERING_GRAPH_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace kiln {
@@ -10,6 +11,12 @@ namespace kiln {
 #include "lowering/graph/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "lowering/graph/Passes.h.inc"
+
+/// BatchNormalization with constant parameters into Conv/ConvTranspose/Gemm
+/// weights, or into Mul + Add by constants.
+void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
+/// Float ops and layout changes of constants into constants.
+void populateFoldConstantsPatterns(mlir::RewritePatternSet &patterns);
 } // namespace kiln
 
 #endif // KILN_LOWERING_GRAPH_PASSES_H

@@ -15,4 +15,26 @@ def RefineShapes : Pass<"kiln-refine-shapes", "mlir::func::FuncOp"> {
   }];
 }
 
+def FoldBatchNorm : Pass<"kiln-fold-batchnorm", "mlir::func::FuncOp"> {
+  let summary = "Fold inference BatchNormalization into the preceding op";
+  let description = [{
+    A BatchNormalization with constant scale, B, mean and var is a
+    per-channel affine map. When it follows a Conv, ConvTranspose or Gemm
+    with a constant weight and no other user, the map is folded into that
+    op's weight and bias; otherwise it becomes Mul and Add by precomputed
+    per-channel constants. Arithmetic is done in double at compile time.
+  }];
+}
+
+def FoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
+  let summary = "Evaluate float ops and layout changes on constant weights";
+  let description = [{
+    Replaces float elementwise ops (Add, Sub, Mul, Div, Pow, Neg, Abs, Sqrt,
+    Exp, Log, Cast to a float type) whose inputs are all constants, and
+    Transpose, Reshape, Flatten, Squeeze and Unsqueeze of constants, by a
+    kiln_graph.Constant. Reads and creates resource blobs; results over
+    64 Mi elements, or broadcasts far larger than their inputs, are left.
+  }];
+}
+
 #endif // KILN_LOWERING_GRAPH_PASSES
