@@ -1,10 +1,14 @@
 /*===- thread_pool.c - kiln_rt_parallel_for -------------------------------===*
  *
- * One process-wide pool. A job is split into at most `threads` contiguous
- * chunks that the caller and the workers claim under one mutex; chunk counts
- * are small, so the lock is not a bottleneck and keeps the logic obviously
- * correct. Workers are created on first use and joined when the library is
- * unloaded.
+ * One process-wide pool. A job is split into a few contiguous chunks per
+ * thread that the caller and the workers claim under one mutex (more chunks
+ * than threads, so a thread the OS preempts delays the job by one small chunk,
+ * not by a whole share); chunk counts are small, so the lock is not a
+ * bottleneck and keeps the logic obviously correct. A model runs hundreds of
+ * short parallel loops per inference, so idle workers and the waiting caller
+ * spin briefly on the job counters before sleeping on a condition variable:
+ * a futex wake-up per loop would cost more than many of the loops.
+ * Workers are created on first use and joined when the library is unloaded.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "internal.h"
@@ -37,6 +41,38 @@ static struct {
     .done_cv = PTHREAD_COND_INITIALIZER,
     .submit = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* Chunks per participating thread. */
+enum { kChunksPerThread = 4 };
+/* Polls of a job counter before sleeping (tens of microseconds). */
+enum { kSpinPolls = 1 << 14 };
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static int job_posted(uint64_t seen) {
+  return __atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) != seen ||
+         __atomic_load_n(&pool.shutdown, __ATOMIC_ACQUIRE);
+}
+
+static int job_finished(uint64_t chunks) {
+  return __atomic_load_n(&pool.done_chunks, __ATOMIC_ACQUIRE) ==
+         (int64_t)chunks;
+}
+
+/* Spins without the lock until `ready(arg)` or the poll budget runs out;
+ * called and returns with mu held. */
+static void spin_until(int (*ready)(uint64_t), uint64_t arg) {
+  pthread_mutex_unlock(&pool.mu);
+  for (int i = 0; i < kSpinPolls && !ready(arg); ++i)
+    cpu_relax();
+  pthread_mutex_lock(&pool.mu);
+}
 
 /* Set while a thread executes a body, so that nested calls run serially. */
 static _Thread_local int in_parallel_region;
@@ -85,7 +121,9 @@ static void run_chunks(uint64_t generation) {
     body(begin, end, data);
     in_parallel_region = 0;
     pthread_mutex_lock(&pool.mu);
-    if (++pool.done_chunks == pool.chunks)
+    int64_t done = pool.done_chunks + 1;
+    __atomic_store_n(&pool.done_chunks, done, __ATOMIC_RELEASE);
+    if (done == pool.chunks)
       pthread_cond_signal(&pool.done_cv);
   }
 }
@@ -95,6 +133,8 @@ static void *worker_main(void *arg) {
   pthread_mutex_lock(&pool.mu);
   uint64_t seen = pool.generation;
   for (;;) {
+    if (pool.generation == seen && !pool.shutdown)
+      spin_until(job_posted, seen);
     while (pool.generation == seen && !pool.shutdown)
       pthread_cond_wait(&pool.work_cv, &pool.mu);
     if (pool.shutdown)
@@ -156,17 +196,22 @@ void kiln_rt_parallel_for(int64_t n, body_fn body, void *data) {
   pthread_mutex_lock(&pool.mu);
   ensure_workers(threads - 1);
   int helpers = pool.num_workers < threads - 1 ? pool.num_workers : threads - 1;
-  uint64_t generation = ++pool.generation;
   pool.body = body;
   pool.data = data;
   pool.n = n;
-  pool.chunks = n < helpers + 1 ? n : helpers + 1;
+  int64_t max_chunks = (int64_t)(helpers + 1) * kChunksPerThread;
+  pool.chunks = n < max_chunks ? n : max_chunks;
   pool.next_chunk = 0;
   pool.done_chunks = 0;
   pool.helpers_allowed = helpers;
   pool.helpers_joined = 0;
+  /* Published last: spinning workers read it without the lock. */
+  uint64_t generation = pool.generation + 1;
+  __atomic_store_n(&pool.generation, generation, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool.work_cv);
   run_chunks(generation);
+  if (pool.done_chunks < pool.chunks)
+    spin_until(job_finished, (uint64_t)pool.chunks);
   while (pool.done_chunks < pool.chunks)
     pthread_cond_wait(&pool.done_cv, &pool.mu);
   pthread_mutex_unlock(&pool.mu);
@@ -177,7 +222,7 @@ void kiln_rt_parallel_for(int64_t n, body_fn body, void *data) {
  * unmapped (dlclose of a process that loaded it via ctypes, for instance). */
 __attribute__((destructor)) static void shutdown_pool(void) {
   pthread_mutex_lock(&pool.mu);
-  pool.shutdown = 1;
+  __atomic_store_n(&pool.shutdown, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool.work_cv);
   int count = pool.num_workers;
   pthread_mutex_unlock(&pool.mu);

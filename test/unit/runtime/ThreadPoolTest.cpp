@@ -65,14 +65,15 @@ TEST_F(ParallelFor, UsesWorkersAndRespectsLowerCounts) {
       },
       &c);
   EXPECT_LE(c.threads.size(), 4u);
-  EXPECT_EQ(c.calls.load(), 4);
+  // Four chunks per thread, so a preempted thread holds back little work.
+  EXPECT_EQ(c.calls.load(), 16);
   // Shrinking the count keeps extra workers out of later jobs.
   kiln_rt_set_num_threads(2);
   Coverage c2;
   c2.hits.reset(new std::atomic<int>[64]());
   kiln_rt_parallel_for(64, countRange, &c2);
   EXPECT_LE(c2.threads.size(), 2u);
-  EXPECT_LE(c2.calls.load(), 2);
+  EXPECT_LE(c2.calls.load(), 8);
 }
 
 struct Nested {
