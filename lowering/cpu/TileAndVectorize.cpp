@@ -169,8 +169,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
 
 /// Wraps a large op in an scf.forall over its leading parallel dims, enough
 /// of them for a few iterations per thread.
-LogicalResult parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
-                                   int64_t minWork) {
+FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
+                                                 linalg::LinalgOp op,
+                                                 int64_t minWork) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -197,8 +198,73 @@ LogicalResult parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   if (chunks < 2)
     return failure();
-  return tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
-                scf::SCFTilingOptions::LoopType::ForallOp);
+  FailureOr<scf::SCFTilingResult> tiled =
+      tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
+             scf::SCFTilingOptions::LoopType::ForallOp);
+  if (failed(tiled))
+    return failure();
+  auto inner = dyn_cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  if (!inner)
+    return failure();
+  return inner;
+}
+
+/// Whether `op` is elementwise over static buffers with every operand either
+/// contiguous along the innermost loop or independent of it (a broadcast),
+/// so that rows of `lanes` elements vectorize into plain loads and stores.
+bool isRowVectorizable(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      !linalg::isElementwise(op) || op.hasDynamicShape() ||
+      !isa<linalg::GenericOp>(op.getOperation()))
+    return false;
+  unsigned inner = op.getNumLoops() - 1;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue; // a scalar
+    if (!isa<FloatType, IntegerType>(type.getElementType()))
+      return false;
+    if (!map.isFunctionOfDim(inner))
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || last.getPosition() != inner)
+      return false;
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return false;
+  }
+  // Bodies that index or gather stay scalar loops.
+  bool plain = true;
+  op.getBlock()->walk([&](Operation *nested) {
+    if (isa<linalg::IndexOp>(nested) || nested->getNumRegions() > 0 ||
+        !isMemoryEffectFree(nested))
+      plain = false;
+  });
+  return plain;
+}
+
+/// Tiles an elementwise op into rows of `lanes` along its innermost loop
+/// (every other loop one at a time) and marks the row for vectorization; the
+/// row loop is peeled so the remainder is a static, shorter row.
+void tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.back() < lanes / 2)
+    return;
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes.back() = std::min(lanes, ranges.back());
+  FailureOr<scf::SCFTilingResult> rows =
+      tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
+             scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(rows))
+    return;
+  if (!rows->loops.empty())
+    rows->loops.back()->setAttr(kPeelAttr, rewriter.getUnitAttr());
+  rows->tiledOps.front()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
 }
 
 /// Peels every loop marked for peeling, outermost first, so that all but the
@@ -304,8 +370,15 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       if (linalg::isaContractionOpInterface(op) &&
           succeeded(tileContraction(rewriter, op, t, parallel)))
         continue;
-      if (parallel)
-        (void)parallelizeOuterDims(rewriter, op, minParallelWork);
+      linalg::LinalgOp cur = op;
+      if (parallel) {
+        FailureOr<linalg::LinalgOp> inner =
+            parallelizeOuterDims(rewriter, op, minParallelWork);
+        if (succeeded(inner))
+          cur = *inner;
+      }
+      if (isRowVectorizable(cur))
+        tileRows(rewriter, cur, t.nr / 2);
     }
 
     peelMarkedLoops(rewriter, func);

@@ -22,11 +22,14 @@ func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<64x
 
 // -----
 
-// Large elementwise ops only get a forall over leading parallel dims, in
-// 64 blocks of rows rather than single rows.
+// Large elementwise ops get a forall over leading parallel dims, in 64
+// blocks of rows rather than single rows, then vector rows of 8 lanes.
 // CHECK-LABEL: func.func @relu
 //       CHECK: scf.forall (%{{.*}}) = (0) to (256) step (4)
-//       CHECK:   linalg.generic {{.*}} memref<4x256xf32
+//       CHECK:   scf.for
+//       CHECK:     vector.transfer_read {{.*}} vector<1x8xf32>
+//       CHECK:     arith.maximumf {{.*}} : vector<1x8xf32>
+//       CHECK:     vector.transfer_write
 func.func @relu(%a: memref<256x256xf32>, %c: memref<256x256xf32>) {
   %z = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
@@ -39,12 +42,43 @@ func.func @relu(%a: memref<256x256xf32>, %c: memref<256x256xf32>) {
 
 // -----
 
-// Small ops stay as they are.
+// Small ops get no threads, but still vector rows.
 // CHECK-LABEL: func.func @small
 //   CHECK-NOT: scf.forall
-//       CHECK: linalg.generic
+//       CHECK: vector.transfer_read {{.*}} vector<1x8xf32>
 func.func @small(%a: memref<8x8xf32>, %c: memref<8x8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+// A per-channel broadcast operand becomes a broadcast read; the 44-wide
+// rows split into 5 x 8 lanes plus a peeled remainder of 4.
+// CHECK-LABEL: func.func @broadcast_rows
+//       CHECK: scf.for %{{.*}} = %c0 to %c40 step %c8
+//       CHECK:   arith.mulf {{.*}} : vector<1x1x1x8xf32>
+//       CHECK: arith.mulf {{.*}} : vector<1x1x1x4xf32>
+func.func @broadcast_rows(%a: memref<1x4x40x44xf32>, %b: memref<1x4x1x1xf32>, %c: memref<1x4x40x44xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %b : memref<1x4x40x44xf32>, memref<1x4x1x1xf32>) outs(%c : memref<1x4x40x44xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// A transposing read is not contiguous along the row: it stays a loop nest.
+// CHECK-LABEL: func.func @transposed
+//   CHECK-NOT: vector.transfer_read
+//       CHECK: linalg.generic
+func.func @transposed(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<16x16xf32>) outs(%c : memref<16x16xf32>) {
   ^bb0(%x: f32, %o: f32):
     linalg.yield %x : f32
   }
