@@ -32,6 +32,15 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
                   "buffer-deallocation-pipeline,"
                   "convert-bufferization-to-memref,"
                   "func.func(kiln-copy-to-linalg)");
+  // Depthwise convolutions get their own vector kernel and threads.
+  if (options.tileAndVectorize)
+    addPipeline(pm, llvm::formatv(
+                        "func.func(kiln-cpu-vectorize-depthwise-conv{{"
+                        "vector-bits={0} parallel={1} "
+                        "min-parallel-work={2}})",
+                        options.vectorBits, options.parallel ? "true" : "false",
+                        options.minParallelWork)
+                        .str());
   // Tiles, register kernels and threads on buffers.
   if (options.tileAndVectorize) {
     addPipeline(

@@ -91,4 +91,32 @@ def ApproximateMath : Pass<"kiln-cpu-approximate-math", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def VectorizeDepthwiseConv
+    : Pass<"kiln-cpu-vectorize-depthwise-conv", "mlir::func::FuncOp"> {
+  let summary = "Vector micro-kernel for depthwise convolutions on buffers";
+  let description = [{
+    Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` (stride 1 or 2
+    along the width, any stride along the height, dilation 1) into an
+    `scf.forall` over (batch, channel) whose body computes a few output rows
+    by a few vectors of the width at once: contiguous input loads (stride 2
+    de-interleaved with `vector.shuffle`), weight broadcasts and
+    `vector.fma` into accumulators held in registers, with masked loads and
+    stores at the end of each row. Runs before `kiln-cpu-tile-and-vectorize`,
+    which leaves ops inside an `scf.forall` alone. Other forms, and every
+    op when vector-bits is below 128, stay linalg.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "Vector register width; VL = vector-bits / 32 lanes">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Emit an scf.forall over (batch, channel) for threads">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
+           "Smallest iteration-space size worth splitting across threads">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_LOWERING_CPU_PASSES

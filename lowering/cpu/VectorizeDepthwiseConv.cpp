@@ -1,0 +1,311 @@
+//===- VectorizeDepthwiseConv.cpp - depthwise convolution micro-kernel ----===//
+//
+// A static f32 linalg.depthwise_conv_2d_nchw_chw on buffers becomes, per
+// (batch, channel):
+//
+//   scf.forall (n, c)                          threads
+//     scf.for oh step R                        R output rows (+ static rest)
+//       scf.for ow step U*VL                   U vectors along the width
+//         acc[r][u] = load out[n, c, oh + r, ow + u*VL]
+//         for each input row t of the R rows' window, each tap column kw:
+//           x = load in[n, c, oh*sh + t, (ow + u*VL)*sw + kw]
+//           acc[r][u] = fma(x, broadcast(w[c, t - r*sh, kw]), acc[r][u])
+//         store acc
+//       static tail blocks along the width, masked where partial
+//
+// Loading input rows once per window row rather than once per (output row,
+// kernel row) pair shares them between the R output rows. With stride 2
+// along the width, 2*VL contiguous elements are de-interleaved with a
+// vector.shuffle instead of being gathered. The loop nest is emitted as
+// vector ops directly: the generic vectorizer produces strided gathers for
+// this op. Forms the kernel does not cover stay linalg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_VECTORIZEDEPTHWISECONV
+#include "lowering/cpu/Passes.h.inc"
+
+namespace {
+
+/// Static sizes of an NCHW depthwise convolution.
+struct ConvShape {
+  int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw;
+};
+
+/// Accumulators a register tile aims for: enough independent FMA chains to
+/// hide FMA latency on two ports, leaving registers for inputs.
+int64_t targetAccumulators(unsigned vectorBits) {
+  return vectorBits >= 512 ? 12 : 8;
+}
+
+/// The shape of `op` if the kernel handles it.
+std::optional<ConvShape> matchConv(linalg::DepthwiseConv2DNchwChwOp op) {
+  if (!op.hasPureBufferSemantics())
+    return std::nullopt;
+  auto inTy = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto wTy = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
+  auto outTy = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  if (!inTy || !wTy || !outTy || !inTy.hasStaticShape() ||
+      !wTy.hasStaticShape() || !outTy.hasStaticShape())
+    return std::nullopt;
+  Type f32 = Float32Type::get(op.getContext());
+  if (inTy.getElementType() != f32 || wTy.getElementType() != f32 ||
+      outTy.getElementType() != f32)
+    return std::nullopt;
+  // Vector loads and stores need contiguous rows.
+  if (!inTy.isLastDimUnitStride() || !outTy.isLastDimUnitStride())
+    return std::nullopt;
+  if (!llvm::all_of(op.getDilations().getValues<int64_t>(),
+                    [](int64_t d) { return d == 1; }))
+    return std::nullopt;
+  SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+  ArrayRef<int64_t> in = inTy.getShape(), w = wTy.getShape(),
+                    out = outTy.getShape();
+  ConvShape s{in[0],  in[1], in[2], in[3],      out[2],
+              out[3], w[1],  w[2],  strides[0], strides[1]};
+  if (out[0] != s.n || out[1] != s.c || w[0] != s.c || s.sh < 1 ||
+      (s.sw != 1 && s.sw != 2) || s.oh < 1 || s.ow < 1 ||
+      (s.oh - 1) * s.sh + s.kh > s.ih || (s.ow - 1) * s.sw + s.kw > s.iw)
+    return std::nullopt;
+  return s;
+}
+
+/// Emits the loops of one (batch, channel) plane; see the file comment.
+class PlaneEmitter {
+public:
+  PlaneEmitter(OpBuilder &b, Location loc, const ConvShape &s, int64_t vl,
+               Value in, Value filter, Value out, Value n, Value c)
+      : b(b), loc(loc), s(s), vl(vl), in(in), filter(filter), out(out), n(n),
+        c(c), vecTy(VectorType::get({vl}, b.getF32Type())) {}
+
+  void emit(int64_t accumulators) {
+    // U vectors along the width by R output rows, more rows when the width
+    // is short and more vectors when the height is.
+    int64_t blocks = llvm::divideCeilSigned(s.ow, vl);
+    int64_t u0 = std::min<int64_t>(2, blocks);
+    rows = std::min(s.oh, std::max<int64_t>(1, accumulators / u0));
+    width = std::min(blocks,
+                     std::max(u0, llvm::divideCeilSigned(accumulators, rows)));
+
+    // Groups of the main width loop may read 2*VL elements (stride 2) or VL
+    // elements from every tap without masks: keep them inside the row.
+    int64_t groupCols = width * vl;
+    mainGroups = s.ow / vl / width;
+    while (mainGroups > 0 && s.sw * mainGroups * groupCols + s.kw - 1 > s.iw)
+      --mainGroups;
+
+    int64_t fullRowGroups = s.oh / rows;
+    if (fullRowGroups > 0) {
+      auto loop = scf::ForOp::create(b, loc, cst(0), cst(fullRowGroups * rows),
+                                     cst(rows));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      emitRows(loop.getInductionVar(), rows);
+    }
+    if (int64_t rest = s.oh % rows)
+      emitRows(cst(fullRowGroups * rows), rest);
+  }
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value a, int64_t v) {
+    return v == 0 ? a : arith::AddIOp::create(b, loc, a, cst(v)).getResult();
+  }
+  Value mul(Value a, int64_t v) {
+    return v == 1 ? a : arith::MulIOp::create(b, loc, a, cst(v)).getResult();
+  }
+
+  /// Output rows [oh, oh + numRows): the main width loop, then the columns
+  /// it leaves, statically, in chunks of at most `width` vectors.
+  void emitRows(Value oh, int64_t numRows) {
+    int64_t groupCols = width * vl;
+    if (mainGroups > 0) {
+      auto loop = scf::ForOp::create(
+          b, loc, cst(0), cst(mainGroups * groupCols), cst(groupCols));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      emitTile(oh, numRows, loop.getInductionVar(), std::nullopt,
+               SmallVector<int64_t>(width, vl));
+    }
+    for (int64_t col = mainGroups * groupCols; col < s.ow;) {
+      SmallVector<int64_t> lanes;
+      int64_t start = col;
+      while (col < s.ow && (int64_t)lanes.size() < width) {
+        lanes.push_back(std::min(vl, s.ow - col));
+        col += lanes.back();
+      }
+      emitTile(oh, numRows, cst(start), start, lanes);
+    }
+  }
+
+  /// A row of `avail` elements (clamped to [0, VL]) at `indices`; the lanes
+  /// past `avail` are zero.
+  Value loadRow(Value base, ValueRange indices, int64_t avail) {
+    if (avail >= vl)
+      return vector::LoadOp::create(b, loc, vecTy, base, indices);
+    Value zero = arith::ConstantOp::create(
+        b, loc, vecTy, DenseElementsAttr::get(vecTy, b.getF32FloatAttr(0)));
+    if (avail <= 0)
+      return zero;
+    Value mask = vector::ConstantMaskOp::create(
+        b, loc, VectorType::get({vl}, b.getI1Type()), ArrayRef<int64_t>{avail});
+    return vector::MaskedLoadOp::create(b, loc, vecTy, base, indices, mask,
+                                        zero);
+  }
+
+  /// The inputs that tap column `kw` multiplies into the `lanes` outputs
+  /// from column `ow` (`owStatic` when known; else all VL lanes are in
+  /// bounds by construction of the main loop).
+  Value loadInput(Value ih, Value ow, std::optional<int64_t> owStatic,
+                  int64_t lanes, int64_t kw) {
+    Value col = add(mul(ow, s.sw), kw);
+    // Elements left in the input row, when known.
+    int64_t left = owStatic ? s.iw - (*owStatic * s.sw + kw) : s.sw * vl;
+    if (s.sw == 1)
+      return loadRow(in, {n, c, ih, col}, std::min(lanes, left));
+    // Even elements of 2*lanes; the last one needed is 2*(lanes-1), so a
+    // row that ends right after it is read masked.
+    int64_t avail = std::min(2 * lanes, left);
+    Value lo = loadRow(in, {n, c, ih, col}, std::min(avail, vl));
+    Value hi = avail > vl ? loadRow(in, {n, c, ih, add(col, vl)}, avail - vl)
+                          : loadRow(in, {}, 0);
+    SmallVector<int64_t> evens;
+    for (int64_t i = 0; i < vl; ++i)
+      evens.push_back(2 * i);
+    return vector::ShuffleOp::create(b, loc, lo, hi, evens);
+  }
+
+  /// The register tile: `numRows` output rows from `oh` by one vector per
+  /// entry of `lanes` from column `ow`.
+  void emitTile(Value oh, int64_t numRows, Value ow,
+                std::optional<int64_t> owStatic, ArrayRef<int64_t> lanes) {
+    int64_t numBlocks = lanes.size();
+    SmallVector<Value> cols;
+    for (int64_t u = 0; u < numBlocks; ++u)
+      cols.push_back(add(ow, u * vl));
+    SmallVector<SmallVector<Value>> acc(numRows);
+    SmallVector<Value> outRows;
+    for (int64_t r = 0; r < numRows; ++r) {
+      outRows.push_back(add(oh, r));
+      for (int64_t u = 0; u < numBlocks; ++u)
+        acc[r].push_back(loadRow(out, {n, c, outRows[r], cols[u]}, lanes[u]));
+    }
+
+    llvm::DenseMap<int64_t, Value> weights;
+    auto weight = [&](int64_t kh, int64_t kw) {
+      Value &w = weights[kh * s.kw + kw];
+      if (!w) {
+        Value scalar =
+            memref::LoadOp::create(b, loc, filter, {c, cst(kh), cst(kw)});
+        w = vector::BroadcastOp::create(b, loc, vecTy, scalar);
+      }
+      return w;
+    };
+
+    Value ihBase = mul(oh, s.sh);
+    int64_t windowRows = (numRows - 1) * s.sh + s.kh;
+    for (int64_t t = 0; t < windowRows; ++t) {
+      Value ih = add(ihBase, t);
+      for (int64_t kw = 0; kw < s.kw; ++kw) {
+        for (int64_t u = 0; u < numBlocks; ++u) {
+          std::optional<int64_t> colStatic;
+          if (owStatic)
+            colStatic = *owStatic + u * vl;
+          Value x = loadInput(ih, cols[u], colStatic, lanes[u], kw);
+          for (int64_t r = 0; r < numRows; ++r) {
+            int64_t kh = t - r * s.sh;
+            if (kh < 0 || kh >= s.kh)
+              continue;
+            acc[r][u] =
+                vector::FMAOp::create(b, loc, x, weight(kh, kw), acc[r][u]);
+          }
+        }
+      }
+    }
+
+    for (int64_t r = 0; r < numRows; ++r) {
+      for (int64_t u = 0; u < numBlocks; ++u) {
+        SmallVector<Value> idx = {n, c, outRows[r], cols[u]};
+        if (lanes[u] >= vl) {
+          vector::StoreOp::create(b, loc, acc[r][u], out, idx);
+          continue;
+        }
+        Value mask = vector::ConstantMaskOp::create(
+            b, loc, VectorType::get({vl}, b.getI1Type()),
+            ArrayRef<int64_t>{lanes[u]});
+        vector::MaskedStoreOp::create(b, loc, out, idx, mask, acc[r][u]);
+      }
+    }
+  }
+
+  OpBuilder &b;
+  Location loc;
+  ConvShape s;
+  int64_t vl;
+  Value in, filter, out, n, c;
+  VectorType vecTy;
+  int64_t rows = 1, width = 1, mainGroups = 0;
+};
+
+struct VectorizeDepthwiseConvPass
+    : impl::VectorizeDepthwiseConvBase<VectorizeDepthwiseConvPass> {
+  using VectorizeDepthwiseConvBase::VectorizeDepthwiseConvBase;
+
+  void runOnOperation() override {
+    // Without vector registers the scalar loops are as good.
+    if (vectorBits < 128)
+      return;
+    int64_t vl = vectorBits / 32;
+    SmallVector<linalg::DepthwiseConv2DNchwChwOp> convs;
+    getOperation().walk(
+        [&](linalg::DepthwiseConv2DNchwChwOp op) { convs.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::DepthwiseConv2DNchwChwOp op : convs) {
+      std::optional<ConvShape> s = matchConv(op);
+      if (!s)
+        continue;
+      Location loc = op.getLoc();
+      rewriter.setInsertionPoint(op);
+      int64_t work = s->n * s->c * s->oh * s->ow * s->kh * s->kw;
+      // Inside an existing forall the op already runs on some thread.
+      bool threads = parallel && s->n * s->c >= 2 && work >= minParallelWork &&
+                     !op->getParentOfType<scf::ForallOp>();
+      Value n, c;
+      if (threads) {
+        auto forall = scf::ForallOp::create(
+            rewriter, loc, getAsIndexOpFoldResult(&getContext(), {s->n, s->c}),
+            /*outputs=*/ValueRange{}, /*mapping=*/std::nullopt);
+        n = forall.getInductionVar(0);
+        c = forall.getInductionVar(1);
+        rewriter.setInsertionPoint(forall.getBody()->getTerminator());
+      } else {
+        auto zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+        auto one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        auto nLoop = scf::ForOp::create(
+            rewriter, loc, zero,
+            arith::ConstantIndexOp::create(rewriter, loc, s->n), one);
+        rewriter.setInsertionPoint(nLoop.getBody()->getTerminator());
+        auto cLoop = scf::ForOp::create(
+            rewriter, loc, zero,
+            arith::ConstantIndexOp::create(rewriter, loc, s->c), one);
+        n = nLoop.getInductionVar();
+        c = cLoop.getInductionVar();
+        rewriter.setInsertionPoint(cLoop.getBody()->getTerminator());
+      }
+      PlaneEmitter(rewriter, loc, *s, vl, op.getDpsInputs()[0],
+                   op.getDpsInputs()[1], op.getDpsInits()[0], n, c)
+          .emit(targetAccumulators(vectorBits));
+      rewriter.eraseOp(op);
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln

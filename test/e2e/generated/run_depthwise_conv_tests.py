@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""Generated depthwise Conv models through kiln, checked against ONNX Runtime.
+
+    /usr/bin/python3 test/e2e/generated/run_depthwise_conv_tests.py --kiln build/bin/kiln
+        [--ort-dir build/ort] [--filter REGEX] [--tol 1e-5] [--keep]
+
+The ONNX backend node tests have almost no depthwise convolutions (group == channels),
+which the CPU backend runs through its own vector kernel. These cases cover its edges:
+3x3 and 5x5 kernels, stride 1 and 2 (and 2x1 as in the PaddleOCR classifier), output
+widths that are and are not multiples of the vector length, widths shorter than one
+vector, input rows exactly as wide as the last window, a single output row, batches,
+weights as a graph input, and a detector-sized layer. Each model is compiled twice:
+for the host CPU (512-bit vectors where it has AVX-512) and for x86-64-v3 (256-bit).
+ONNX Runtime (graph optimisations disabled) and a float64 numpy implementation of the
+ONNX definition must agree before kiln's output is compared with them. A case passes
+when max|kiln - ref| / max|ref| <= --tol for every compilation.
+Prints one line per case and CPU and `N passed, N failed`; exits non-zero on any failure.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import e2e_common as e2e  # noqa: E402
+
+SEED = 2718
+
+# name: (input shape [N, C, H, W], kernel [KH, KW], strides, pads [top, left, bottom,
+#        right], bias, weight is an initializer)
+CASES = {
+    "k3_s1_w20_bias": ((1, 8, 12, 20), [3, 3], [1, 1], [1, 1, 1, 1], True, True),
+    "k3_s2_w20": ((1, 8, 13, 39), [3, 3], [2, 2], [1, 1, 1, 1], False, True),
+    "k5_s1_w37": ((1, 16, 11, 37), [5, 5], [1, 1], [2, 2, 2, 2], True, True),
+    "k5_s2_w23": ((1, 12, 10, 45), [5, 5], [2, 2], [2, 2, 2, 2], False, True),
+    "k3_s2_exact_row_w32": ((1, 4, 9, 65), [3, 3], [2, 2], [0, 0, 0, 0], False, True),
+    "k3_s2_exact_row_w64": ((1, 4, 9, 129), [3, 3], [2, 2], [0, 0, 0, 0], False, True),
+    "k5_s1_exact_row_w64": ((1, 4, 9, 68), [5, 5], [1, 1], [0, 0, 0, 0], False, True),
+    "k3_s2x1_w96_cls": ((1, 8, 24, 96), [3, 3], [2, 1], [1, 1, 1, 1], True, True),
+    "k5_s2x1_w96_cls": ((1, 32, 6, 96), [5, 5], [2, 1], [2, 2, 2, 2], False, True),
+    "k5_s1_w6_narrow": ((1, 32, 6, 6), [5, 5], [1, 1], [2, 2, 2, 2], True, True),
+    "k3_s1_h1": ((1, 16, 1, 50), [3, 3], [1, 1], [1, 1, 1, 1], False, True),
+    "k3_s1_batch2_w17": ((2, 6, 10, 17), [3, 3], [1, 1], [1, 1, 1, 1], True, True),
+    "k5_s2_asym_pads_w15": ((1, 8, 9, 30), [5, 5], [2, 2], [2, 1, 1, 2], False, True),
+    "k3_s1_weight_input": ((1, 8, 7, 21), [3, 3], [1, 1], [1, 1, 1, 1], False, False),
+    "k3_s1_det_w40": ((1, 96, 40, 40), [3, 3], [1, 1], [1, 1, 1, 1], True, True),
+    "k5_s2_det_w10": ((1, 192, 20, 20), [5, 5], [2, 2], [2, 2, 2, 2], False, True),
+}
+
+# (label, extra `kiln compile` arguments)
+CPUS = [("host", []), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
+
+
+def reference(x, w, b, strides, pads):
+    """Depthwise convolution (ONNX Conv with group == channels), in float64."""
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    sh, sw = strides
+    xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]))
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (xp.shape[2] - kh) // sh + 1
+    ow = (xp.shape[3] - kw) // sw + 1
+    y = np.zeros((n, c, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            window = xp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+            y += window * w[:, 0, i, j].reshape(1, c, 1, 1)
+    if b is not None:
+        y += b.astype(np.float64).reshape(1, c, 1, 1)
+    return y
+
+
+def make_case(name, spec, rng, work):
+    """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    xshape, kernel, strides, pads, has_bias, const_w = spec
+    c = xshape[1]
+    x = rng.standard_normal(xshape).astype(np.float32)
+    w = rng.standard_normal([c, 1] + kernel).astype(np.float32)
+    b = rng.standard_normal([c]).astype(np.float32) if has_bias else None
+    ref = reference(x, w, b, strides, pads)
+
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(xshape))]
+    inits, arrays = [], [x]
+    if const_w:
+        inits.append(numpy_helper.from_array(w, "w"))
+    else:
+        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, list(w.shape)))
+        arrays.append(w)
+    names = ["x", "w"]
+    if b is not None:
+        inits.append(numpy_helper.from_array(b, "b"))
+        names.append("b")
+    node = helper.make_node("Conv", names, ["y"], kernel_shape=kernel, strides=strides,
+                            pads=pads, group=c)
+    graph = helper.make_graph([node], name, inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                             list(ref.shape))],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    path = os.path.join(work, "model.onnx")
+    onnx.save(model, path)
+    input_paths = []
+    for k, a in enumerate(arrays):
+        p = os.path.join(work, f"input_{k}.npy")
+        np.save(p, a)
+        input_paths.append(p)
+    return path, input_paths, ref
+
+
+def run_kiln(args, model, inputs, ref, work, label, extra):
+    so = os.path.join(work, f"model_{label}.so")
+    r = e2e.run_command([args.kiln, "compile", model, "-o", so] + extra, timeout=args.timeout)
+    if r.returncode != 0:
+        return False, f"kiln compile failed: {r.first_error_line()}"
+    out = os.path.join(work, f"kiln_output_{label}.npy")
+    argv = [args.kiln, "run", so]
+    for p in inputs:
+        argv += ["--input", p]
+    r = e2e.run_command(argv + ["--output", out], timeout=args.timeout)
+    if r.returncode != 0:
+        return False, f"kiln run failed: {r.first_error_line()}"
+    got = e2e.load_tensor(out)
+    if got.shape != ref.shape:
+        return False, f"shape {list(got.shape)} != expected {list(ref.shape)}"
+    max_abs, max_rel = e2e.relative_error(got, ref)
+    return max_rel <= args.tol, f"max abs err {max_abs:.3g}, max rel err {max_rel:.3g}"
+
+
+def check_case(args, name, spec, work):
+    """Returns [(label, ok, message)], one per CPU."""
+    rng = np.random.default_rng([SEED, sum(map(ord, name))])
+    model, inputs, ref = make_case(name, spec, rng, work)
+    r, ref_paths = e2e.ort_run(model, inputs, os.path.join(work, "ort"), ort_dir=args.ort_dir,
+                               extra=["--opt-level", "disabled"], timeout=args.timeout)
+    if r.returncode != 0 or len(ref_paths) != 1:
+        return [("ort", False, f"ONNX Runtime failed: {r.first_error_line()}")]
+    ort = np.load(ref_paths[0])
+    if ort.shape != ref.shape:
+        return [("ort", False, f"ONNX Runtime shape {list(ort.shape)} != numpy "
+                               f"{list(ref.shape)}")]
+    _, ort_rel = e2e.relative_error(ort, ref)
+    if not ort_rel <= args.tol:
+        return [("ort", False, f"ONNX Runtime and numpy disagree (max rel err {ort_rel:.3g})")]
+    return [(label,) + run_kiln(args, model, inputs, ref, work, label, extra)
+            for label, extra in CPUS]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kiln", default=os.path.join(e2e.REPO_ROOT, "build", "bin", "kiln"))
+    ap.add_argument("--ort-dir", default=None)
+    ap.add_argument("--filter", default=None, help="regex on the case name")
+    ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--keep", action="store_true", help="keep the work dir")
+    args = ap.parse_args()
+    if args.ort_dir:
+        args.ort_dir = os.path.abspath(args.ort_dir)
+
+    root = tempfile.mkdtemp(prefix="kiln_depthwise_")
+    passed = failed = 0
+    for name, spec in CASES.items():
+        if args.filter and not re.search(args.filter, name):
+            continue
+        work = os.path.join(root, name)
+        os.makedirs(work)
+        for label, ok, msg in check_case(args, name, spec, work):
+            print(f"{'PASS' if ok else 'FAIL'} {name} [{label}]: {msg}", flush=True)
+            passed += ok
+            failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    if args.keep:
+        print(f"work dir: {root}")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-vectorize-depthwise-conv{vector-bits=256 min-parallel-work=4096}),canonicalize,cse)' -split-input-file | FileCheck %s
+
+// Stride 1, a width of whole vectors: a forall over channels, a loop over
+// groups of output rows and one over groups of vectors along the width.
+// Each input row is loaded once per kernel column and feeds the FMAs of
+// every output row whose window covers it.
+// CHECK-LABEL: func.func @stride1
+//   CHECK-NOT: linalg.depthwise_conv
+//       CHECK: scf.forall (%[[C:.*]]) in (4) {
+//       CHECK:   scf.for %[[OH:.*]] = %c0 to %c8 step %c4 {
+//       CHECK:     scf.for %[[OW:.*]] = %c0 to %c32 step %c16 {
+//       CHECK:       %[[ACC:.*]] = vector.load %{{.*}}[%c0, %[[C]], %[[OH]], %[[OW]]] : memref<1x4x8x32xf32>, vector<8xf32>
+//       CHECK:       %[[X:.*]] = vector.load %{{.*}}[%c0, %[[C]], %[[OH]], %[[OW]]] : memref<1x4x10x34xf32>, vector<8xf32>
+//       CHECK:       %[[W:.*]] = memref.load %{{.*}}[%[[C]], %c0, %c0] : memref<4x3x3xf32>
+//       CHECK:       %[[WB:.*]] = vector.broadcast %[[W]] : f32 to vector<8xf32>
+//       CHECK:       vector.fma %[[X]], %[[WB]], %[[ACC]] : vector<8xf32>
+// Second input row, first kernel column: kernel row 1 of output row 0 and
+// kernel row 0 of output row 1.
+//       CHECK:       %[[X1:.*]] = vector.load %{{.*}}[%c0, %[[C]], %{{.*}}, %[[OW]]] : memref<1x4x10x34xf32>
+//       CHECK:       vector.fma %[[X1]], %{{.*}}, %{{.*}} : vector<8xf32>
+//       CHECK:       vector.fma %[[X1]], %[[WB]], %{{.*}} : vector<8xf32>
+//       CHECK:       vector.store %{{.*}}, %{{.*}}[%c0, %[[C]], %[[OH]], %[[OW]]] : memref<1x4x8x32xf32>, vector<8xf32>
+//   CHECK-NOT: vector.maskedload
+//   CHECK-NOT: vector.gather
+//       CHECK:   return
+func.func @stride1(%in: memref<1x4x10x34xf32>, %w: memref<4x3x3xf32>, %out: memref<1x4x8x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x34xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
+  return
+}
+
+// -----
+
+// Stride 2 along the width: two contiguous vectors de-interleaved by a
+// shuffle. The width (11) leaves a partial vector: its accumulator, its
+// inputs and its store are masked, and the inputs never read past the row
+// (the last tap of the last lane is column 2*10+4 = 24, the row's last).
+// Small ops stay on one thread.
+// CHECK-LABEL: func.func @stride2_tail
+//   CHECK-NOT: scf.forall
+//       CHECK: scf.for %[[C:.*]] = %c0 to %c2 step %c1 {
+//       CHECK:   %[[M3:.*]] = vector.constant_mask [3] : vector<8xi1>
+//       CHECK:   vector.maskedload %{{.*}}[%c0, %[[C]], %c0, %c8], %[[M3]], %{{.*}} : memref<1x2x4x11xf32>
+//       CHECK:   %[[LO:.*]] = vector.load %{{.*}}[%c0, %[[C]], %c0, %c0] : memref<1x2x8x25xf32>, vector<8xf32>
+//       CHECK:   %[[HI:.*]] = vector.load %{{.*}}[%c0, %[[C]], %c0, %c8] : memref<1x2x8x25xf32>, vector<8xf32>
+//       CHECK:   vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf32>, vector<8xf32>
+// Last kernel column of the partial vector: columns 20..24, five elements.
+//       CHECK:   %[[M5:.*]] = vector.constant_mask [5] : vector<8xi1>
+//       CHECK:   %[[TAIL:.*]] = vector.maskedload %{{.*}}[%c0, %[[C]], %c0, %c20], %[[M5]], %{{.*}} : memref<1x2x8x25xf32>
+//       CHECK:   vector.shuffle %[[TAIL]], %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14]
+//       CHECK:   vector.maskedstore %{{.*}}[%c0, %[[C]], %c0, %c8], %[[M3]], %{{.*}} : memref<1x2x4x11xf32>
+//   CHECK-NOT: linalg.depthwise_conv
+func.func @stride2_tail(%in: memref<1x2x8x25xf32>, %w: memref<2x5x5xf32>, %out: memref<1x2x4x11xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%in, %w : memref<1x2x8x25xf32>, memref<2x5x5xf32>) outs(%out : memref<1x2x4x11xf32>)
+  return
+}
+
+// -----
+
+// Stride 2 with an input row exactly as wide as the window needs: the last
+// group of whole vectors would read one element past the row, so it leaves
+// the main loop and reads its last half-vector masked.
+// CHECK-LABEL: func.func @stride2_exact_row
+//       CHECK: scf.forall
+//       CHECK:   vector.constant_mask [7] : vector<8xi1>
+//       CHECK:   vector.maskedload %{{.*}}[%c0, %{{.*}}, %{{.*}}, %c58]
+//   CHECK-NOT: linalg.depthwise_conv
+func.func @stride2_exact_row(%in: memref<1x8x9x65xf32>, %w: memref<8x3x3xf32>, %out: memref<1x8x4x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %w : memref<1x8x9x65xf32>, memref<8x3x3xf32>) outs(%out : memref<1x8x4x32xf32>)
+  return
+}
+
+// -----
+
+// Forms the kernel does not cover stay linalg.
+// CHECK-LABEL: func.func @dilated
+//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @dilated(%in: memref<1x4x12x36xf32>, %w: memref<4x3x3xf32>, %out: memref<1x4x8x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x12x36xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @stride3
+//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @stride3(%in: memref<1x4x10x97xf32>, %w: memref<4x3x3xf32>, %out: memref<1x4x8x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x97xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @dynamic
+//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @dynamic(%in: memref<?x4x10x34xf32>, %w: memref<4x3x3xf32>, %out: memref<?x4x8x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<?x4x10x34xf32>, memref<4x3x3xf32>) outs(%out : memref<?x4x8x32xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @f16
+//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @f16(%in: memref<1x4x10x34xf16>, %w: memref<4x3x3xf16>, %out: memref<1x4x8x32xf16>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x34xf16>, memref<4x3x3xf16>) outs(%out : memref<1x4x8x32xf16>)
+  return
+}
+
+// A row with a non-unit innermost stride cannot be loaded as a vector.
+// CHECK-LABEL: func.func @strided_rows
+//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @strided_rows(%in: memref<1x4x10x34xf32, strided<[2720, 680, 68, 2]>>, %w: memref<4x3x3xf32>, %out: memref<1x4x8x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x34xf32, strided<[2720, 680, 68, 2]>>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
+  return
+}
+
+// Tensor semantics: left to bufferization first.
+// CHECK-LABEL: func.func @tensors
+//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @tensors(%in: tensor<1x4x10x34xf32>, %w: tensor<4x3x3xf32>, %out: tensor<1x4x8x32xf32>) -> tensor<1x4x8x32xf32> {
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x4x10x34xf32>, tensor<4x3x3xf32>) outs(%out : tensor<1x4x8x32xf32>) -> tensor<1x4x8x32xf32>
+  return %r : tensor<1x4x8x32xf32>
+}
