@@ -22,8 +22,10 @@ struct CpuScheduleOptions {
   int64_t regK = 1;
   /// Split outer loops across kiln_rt's thread pool.
   bool parallel = true;
-  /// Iteration-space size below which an op stays on one thread.
-  int64_t minParallelWork = 32768;
+  /// Iteration-space size below which an op stays on one thread. Vectorized
+  /// ops this small finish in microseconds; splitting them moves their data
+  /// between cores' caches, which costs more than the second core saves.
+  int64_t minParallelWork = 262144;
   /// Rewrite 2-D convolutions as im2col + contraction.
   bool convToIm2Col = true;
   /// Tile and vectorize at all (off: scalar loops, the reference lowering).
