@@ -110,6 +110,10 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
             .getResult(0);
     result = tensor::ExpandShapeOp::create(rewriter, loc, ot, mm, outRe);
   }
+  // A schedule chosen for the convolution is the contraction's schedule.
+  if (Attribute schedule = conv->getAttr(kScheduleAttrName))
+    result.getDefiningOp()->getOperand(0).getDefiningOp()->setAttr(
+        kScheduleAttrName, schedule);
   rewriter.replaceOp(conv, result);
   return success();
 }

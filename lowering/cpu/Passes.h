@@ -21,6 +21,10 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "lowering/cpu/Passes.h.inc"
 
+/// Discardable attribute on a linalg op holding its schedule (tile sizes)
+/// for kiln-cpu-tile-and-vectorize; see TileAndVectorize.cpp.
+inline constexpr llvm::StringLiteral kScheduleAttrName = "kiln.schedule";
+
 /// Name of the runtime entry the outlined parallel bodies are passed to.
 inline constexpr const char *kParallelForSymbol = "kiln_rt_parallel_for";
 } // namespace kiln

@@ -27,7 +27,9 @@ def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp">
     `vector.contract` with its accumulator kept in registers across the K
     loop; boundary tiles are peeled and left scalar. Large parallel ops get
     an outer `scf.forall` over their leading parallel dims. Zero-valued
-    options take a heuristic default from `vector-bits`.
+    options take a heuristic default from `vector-bits`. A `kiln.schedule`
+    dictionary on a contraction (tile_m, tile_n, tile_k, reg_m, reg_n,
+    reg_k) overrides the options for that op; tuned schedules go there.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",

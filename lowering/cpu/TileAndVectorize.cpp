@@ -41,6 +41,27 @@ struct ContractionTiles {
   int64_t mc, nc, kc, mr, nr, kr;
 };
 
+/// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
+/// with any of tile_m, tile_n, tile_k, reg_m, reg_n, reg_k (positive
+/// integers). This is where a tuned schedule for one op is written.
+ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
+  auto schedule = op->getAttrOfType<DictionaryAttr>(kScheduleAttrName);
+  if (!schedule)
+    return t;
+  auto set = [&](StringRef key, int64_t &field) {
+    if (auto v = schedule.getAs<IntegerAttr>(key))
+      if (v.getInt() > 0)
+        field = v.getInt();
+  };
+  set("tile_m", t.mc);
+  set("tile_n", t.nc);
+  set("tile_k", t.kc);
+  set("reg_m", t.mr);
+  set("reg_n", t.nr);
+  set("reg_k", t.kr);
+  return t;
+}
+
 /// Tiles `op` into loops of `type`; on buffers the original op is erased.
 FailureOr<scf::SCFTilingResult> tileOp(RewriterBase &rewriter,
                                        TilingInterface op,
@@ -368,7 +389,8 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     });
     for (linalg::LinalgOp op : ops) {
       if (linalg::isaContractionOpInterface(op) &&
-          succeeded(tileContraction(rewriter, op, t, parallel)))
+          succeeded(
+              tileContraction(rewriter, op, applySchedule(t, op), parallel)))
         continue;
       linalg::LinalgOp cur = op;
       if (parallel) {

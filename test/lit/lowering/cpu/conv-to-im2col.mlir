@@ -37,3 +37,14 @@ func.func @conv_one_channel(%x: tensor<1x4x10x10xf32>, %w: tensor<1x4x3x3xf32>, 
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<1x4x3x3xf32>) outs(%o : tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
   return %r : tensor<1x1x8x8xf32>
 }
+
+// -----
+
+// A schedule set on the convolution moves to its contraction.
+// CHECK-LABEL: func.func @conv_scheduled
+//       CHECK: linalg.matmul {kiln.schedule = {reg_m = 4 : i64}}
+func.func @conv_scheduled(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, kiln.schedule = {reg_m = 4 : i64}}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}

@@ -84,3 +84,16 @@ func.func @transposed(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
   }
   return
 }
+
+// -----
+
+// A kiln.schedule on the op overrides the pass options: register tile 4x16
+// and a 32-deep K block instead of 6x16 and 64.
+// CHECK-LABEL: func.func @scheduled
+//       CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32
+//       CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+func.func @scheduled(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<64x96xf32>) {
+  linalg.matmul {kiln.schedule = {reg_m = 4 : i64, reg_n = 16 : i64, tile_k = 32 : i64}}
+    ins(%a, %b : memref<64x128xf32>, memref<128x96xf32>) outs(%c : memref<64x96xf32>)
+  return
+}
