@@ -14,17 +14,11 @@ A case passes when max|kiln - ref| / max|ref| <= --tol.
 Prints one line per case and `N passed, N failed`; exits non-zero on any failure.
 """
 
-import argparse
-import os
-import re
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-import e2e_common as e2e  # noqa: E402
+import generated_cases as gen
 
 SEED = 4321
 
@@ -120,7 +114,6 @@ def reference(x, w, b, attrs):
 
 def make_case(name, spec, rng, work):
     """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
     xshape, mg, attrs, const_w, has_bias, symbolic = spec
     r = len(xshape) - 2
@@ -149,80 +142,18 @@ def make_case(name, spec, rng, work):
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, ydims)],
                               initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    onnx.checker.check_model(model)
-    path = os.path.join(work, "model.onnx")
-    onnx.save(model, path)
-    input_paths = []
-    for k, a in enumerate(arrays):
-        p = os.path.join(work, f"input_{k}.npy")
-        np.save(p, a)
-        input_paths.append(p)
-    return path, input_paths, ref
+    return gen.save_case(model, arrays, work) + (ref,)
 
 
 def check_case(args, name, spec, work):
+    """Returns [(label, ok, message)]."""
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     model, inputs, ref = make_case(name, spec, rng, work)
-    r, ref_paths = e2e.ort_run(model, inputs, os.path.join(work, "ort"), ort_dir=args.ort_dir,
-                               extra=["--opt-level", "disabled"], timeout=args.timeout)
-    if r.returncode != 0 or len(ref_paths) != 1:
-        return False, f"ONNX Runtime failed: {r.first_error_line()}"
-    ort = np.load(ref_paths[0])
-    if ort.shape != ref.shape:
-        return False, f"ONNX Runtime shape {list(ort.shape)} != numpy {list(ref.shape)}"
-    _, ort_rel = e2e.relative_error(ort, ref)
-    if not ort_rel <= args.tol:
-        return False, f"ONNX Runtime and numpy disagree (max rel err {ort_rel:.3g})"
-
-    so = os.path.join(work, "model.so")
-    r = e2e.run_command([args.kiln, "compile", model, "-o", so], timeout=args.timeout)
-    if r.returncode != 0:
-        return False, f"kiln compile failed: {r.first_error_line()}"
-    out = os.path.join(work, "kiln_output.npy")
-    argv = [args.kiln, "run", so]
-    for p in inputs:
-        argv += ["--input", p]
-    r = e2e.run_command(argv + ["--output", out], timeout=args.timeout)
-    if r.returncode != 0:
-        return False, f"kiln run failed: {r.first_error_line()}"
-    got = e2e.load_tensor(out)
-    if got.shape != ref.shape:
-        return False, f"shape {list(got.shape)} != expected {list(ref.shape)}"
-    max_abs, max_rel = e2e.relative_error(got, ref)
-    stats = f"max abs err {max_abs:.3g}, max rel err {max_rel:.3g}"
-    return max_rel <= args.tol, stats
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kiln", default=os.path.join(e2e.REPO_ROOT, "build", "bin", "kiln"))
-    ap.add_argument("--ort-dir", default=None)
-    ap.add_argument("--filter", default=None, help="regex on the case name")
-    ap.add_argument("--tol", type=float, default=1e-5)
-    ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--keep", action="store_true", help="keep the work dir")
-    args = ap.parse_args()
-    if args.ort_dir:
-        args.ort_dir = os.path.abspath(args.ort_dir)
-
-    root = tempfile.mkdtemp(prefix="kiln_convtranspose_")
-    passed = failed = 0
-    for name, spec in CASES.items():
-        if args.filter and not re.search(args.filter, name):
-            continue
-        work = os.path.join(root, name)
-        os.makedirs(work)
-        ok, msg = check_case(args, name, spec, work)
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {msg}", flush=True)
-        passed += ok
-        failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    if args.keep:
-        print(f"work dir: {root}")
-    else:
-        shutil.rmtree(root, ignore_errors=True)
-    return 1 if failed or not passed else 0
+    why = gen.ort_disagreement(args, model, inputs, ref, work)
+    if why:
+        return [("ort", False, why)]
+    return [("host",) + gen.run_kiln(args, model, inputs, ref, work)]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gen.main(__doc__, "kiln_convtranspose_", CASES, check_case))

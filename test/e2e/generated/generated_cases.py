@@ -1,0 +1,102 @@
+"""Shared driver for the generated-model e2e tests in this folder.
+
+Each test script builds small ONNX models (one case each), computes a float64 numpy
+reference, checks that ONNX Runtime agrees with it, then compiles and runs the model
+through kiln and compares. The scripts only describe their cases and references.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import e2e_common as e2e  # noqa: E402
+
+
+def save_case(model, arrays, work):
+    """Checks and writes `model` and its input arrays; returns (model path, input paths)."""
+    import onnx
+    onnx.checker.check_model(model)
+    path = os.path.join(work, "model.onnx")
+    onnx.save(model, path)
+    input_paths = []
+    for k, a in enumerate(arrays):
+        p = os.path.join(work, f"input_{k}.npy")
+        np.save(p, a)
+        input_paths.append(p)
+    return path, input_paths
+
+
+def ort_disagreement(args, model, inputs, ref, work):
+    """None when ONNX Runtime reproduces the numpy reference, else why not."""
+    r, ref_paths = e2e.ort_run(model, inputs, os.path.join(work, "ort"), ort_dir=args.ort_dir,
+                               extra=["--opt-level", "disabled"], timeout=args.timeout)
+    if r.returncode != 0 or len(ref_paths) != 1:
+        return f"ONNX Runtime failed: {r.first_error_line()}"
+    ort = np.load(ref_paths[0])
+    if ort.shape != ref.shape:
+        return f"ONNX Runtime shape {list(ort.shape)} != numpy {list(ref.shape)}"
+    _, ort_rel = e2e.relative_error(ort, ref)
+    if not ort_rel <= args.tol:
+        return f"ONNX Runtime and numpy disagree (max rel err {ort_rel:.3g})"
+    return None
+
+
+def run_kiln(args, model, inputs, ref, work, label="host", extra=()):
+    """Compiles (with `extra` arguments) and runs the model; returns (ok, message)."""
+    so = os.path.join(work, f"model_{label}.so")
+    r = e2e.run_command([args.kiln, "compile", model, "-o", so] + list(extra),
+                        timeout=args.timeout)
+    if r.returncode != 0:
+        return False, f"kiln compile failed: {r.first_error_line()}"
+    out = os.path.join(work, f"kiln_output_{label}.npy")
+    argv = [args.kiln, "run", so]
+    for p in inputs:
+        argv += ["--input", p]
+    r = e2e.run_command(argv + ["--output", out], timeout=args.timeout)
+    if r.returncode != 0:
+        return False, f"kiln run failed: {r.first_error_line()}"
+    got = e2e.load_tensor(out)
+    if got.shape != ref.shape:
+        return False, f"shape {list(got.shape)} != expected {list(ref.shape)}"
+    max_abs, max_rel = e2e.relative_error(got, ref)
+    return max_rel <= args.tol, f"max abs err {max_abs:.3g}, max rel err {max_rel:.3g}"
+
+
+def main(doc, prefix, cases, check_case):
+    """Runs `check_case(args, name, spec, work) -> [(label, ok, message)]` over `cases`.
+
+    Prints one line per result and `N passed, N failed`; returns the exit status."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--kiln", default=os.path.join(e2e.REPO_ROOT, "build", "bin", "kiln"))
+    ap.add_argument("--ort-dir", default=None)
+    ap.add_argument("--filter", default=None, help="regex on the case name")
+    ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--keep", action="store_true", help="keep the work dir")
+    args = ap.parse_args()
+    if args.ort_dir:
+        args.ort_dir = os.path.abspath(args.ort_dir)
+
+    root = tempfile.mkdtemp(prefix=prefix)
+    passed = failed = 0
+    for name, spec in cases.items():
+        if args.filter and not re.search(args.filter, name):
+            continue
+        work = os.path.join(root, name)
+        os.makedirs(work)
+        for label, ok, msg in check_case(args, name, spec, work):
+            print(f"{'PASS' if ok else 'FAIL'} {name} [{label}]: {msg}", flush=True)
+            passed += ok
+            failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    if args.keep:
+        print(f"work dir: {root}")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    return 1 if failed or not passed else 0
