@@ -25,7 +25,7 @@ struct CpuScheduleOptions {
   /// Iteration-space size below which an op stays on one thread. Vectorized
   /// ops this small finish in microseconds; splitting them moves their data
   /// between cores' caches, which costs more than the second core saves.
-  int64_t minParallelWork = 262144;
+  int64_t minParallelWork = 131072;
   /// Rewrite 2-D convolutions as im2col + contraction.
   bool convToIm2Col = true;
   /// Tile and vectorize at all (off: scalar loops, the reference lowering).
