@@ -32,6 +32,40 @@ def save_case(model, arrays, work):
     return path, input_paths
 
 
+def save_conv_case(op_type, name, x, w, b, const_w, xdims, ydims, opset, work, **attrs):
+    """A one-node Conv/ConvTranspose model over input x (dims `xdims`, which may name a
+    symbolic batch), weight w (an initializer when `const_w`, else a second graph input)
+    and optional bias b; writes it with its inputs as save_case does."""
+    from onnx import TensorProto, helper, numpy_helper
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, xdims)]
+    inits, arrays = [], [x]
+    if const_w:
+        inits.append(numpy_helper.from_array(w, "w"))
+    else:
+        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, list(w.shape)))
+        arrays.append(w)
+    names = ["x", "w"]
+    if b is not None:
+        inits.append(numpy_helper.from_array(b, "b"))
+        names.append("b")
+    node = helper.make_node(op_type, names, ["y"], **attrs)
+    graph = helper.make_graph([node], name, inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ydims)],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return save_case(model, arrays, work)
+
+
+def check_against_references(args, model, inputs, ref, work, compilations):
+    """ORT must reproduce the numpy reference; then kiln, once per (label, extra
+    compile arguments) in `compilations`. Returns [(label, ok, message)]."""
+    why = ort_disagreement(args, model, inputs, ref, work)
+    if why:
+        return [("ort", False, why)]
+    return [(label,) + run_kiln(args, model, inputs, ref, work, label, extra)
+            for label, extra in compilations]
+
+
 def ort_disagreement(args, model, inputs, ref, work):
     """None when ONNX Runtime reproduces the numpy reference, else why not."""
     r, ref_paths = e2e.ort_run(model, inputs, os.path.join(work, "ort"), ort_dir=args.ort_dir,

@@ -114,7 +114,6 @@ def reference(x, w, b, attrs):
 
 def make_case(name, spec, rng, work):
     """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
-    from onnx import TensorProto, helper, numpy_helper
     xshape, mg, attrs, const_w, has_bias, symbolic = spec
     r = len(xshape) - 2
     group = attrs.get("group", 1)
@@ -126,33 +125,16 @@ def make_case(name, spec, rng, work):
 
     xdims = ["N"] + list(xshape[1:]) if symbolic else list(xshape)
     ydims = ["N"] + list(ref.shape[1:]) if symbolic else list(ref.shape)
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, xdims)]
-    inits, arrays = [], [x]
-    if const_w:
-        inits.append(numpy_helper.from_array(w, "w"))
-    else:
-        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, list(w.shape)))
-        arrays.append(w)
-    names = ["x", "w"]
-    if b is not None:
-        inits.append(numpy_helper.from_array(b, "b"))
-        names.append("b")
-    node = helper.make_node("ConvTranspose", names, ["y"], **attrs)
-    graph = helper.make_graph([node], name, inputs,
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ydims)],
-                              initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    return gen.save_case(model, arrays, work) + (ref,)
+    model, inputs = gen.save_conv_case("ConvTranspose", name, x, w, b, const_w, xdims, ydims,
+                                       17, work, **attrs)
+    return model, inputs, ref
 
 
 def check_case(args, name, spec, work):
     """Returns [(label, ok, message)]."""
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     model, inputs, ref = make_case(name, spec, rng, work)
-    why = gen.ort_disagreement(args, model, inputs, ref, work)
-    if why:
-        return [("ort", False, why)]
-    return [("host",) + gen.run_kiln(args, model, inputs, ref, work)]
+    return gen.check_against_references(args, model, inputs, ref, work, [("host", [])])
 
 
 if __name__ == "__main__":

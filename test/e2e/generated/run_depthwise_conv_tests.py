@@ -72,7 +72,6 @@ def reference(x, w, b, strides, pads):
 
 def make_case(name, spec, rng, work):
     """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
-    from onnx import TensorProto, helper, numpy_helper
     xshape, kernel, strides, pads, has_bias, const_w = spec
     c = xshape[1]
     x = rng.standard_normal(xshape).astype(np.float32)
@@ -80,36 +79,17 @@ def make_case(name, spec, rng, work):
     b = rng.standard_normal([c]).astype(np.float32) if has_bias else None
     ref = reference(x, w, b, strides, pads)
 
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(xshape))]
-    inits, arrays = [], [x]
-    if const_w:
-        inits.append(numpy_helper.from_array(w, "w"))
-    else:
-        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, list(w.shape)))
-        arrays.append(w)
-    names = ["x", "w"]
-    if b is not None:
-        inits.append(numpy_helper.from_array(b, "b"))
-        names.append("b")
-    node = helper.make_node("Conv", names, ["y"], kernel_shape=kernel, strides=strides,
-                            pads=pads, group=c)
-    graph = helper.make_graph([node], name, inputs,
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                                             list(ref.shape))],
-                              initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    return gen.save_case(model, arrays, work) + (ref,)
+    model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),
+                                       list(ref.shape), 13, work, kernel_shape=kernel,
+                                       strides=strides, pads=pads, group=c)
+    return model, inputs, ref
 
 
 def check_case(args, name, spec, work):
     """Returns [(label, ok, message)], one per CPU."""
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     model, inputs, ref = make_case(name, spec, rng, work)
-    why = gen.ort_disagreement(args, model, inputs, ref, work)
-    if why:
-        return [("ort", False, why)]
-    return [(label,) + gen.run_kiln(args, model, inputs, ref, work, label, extra)
-            for label, extra in CPUS]
+    return gen.check_against_references(args, model, inputs, ref, work, CPUS)
 
 
 if __name__ == "__main__":
