@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphOps.h"
-#include "lowering/graph/ConstantData.h"
+#include "dialects/graph/ConstantData.h"
 #include "lowering/graph/Passes.h"
 
 #include "mlir/IR/Matchers.h"

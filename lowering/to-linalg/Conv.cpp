@@ -10,12 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/ConstantData.h"
 #include "dialects/graph/GraphOps.h"
 #include "lowering/to-linalg/LoweringUtils.h"
 #include "lowering/to-linalg/WindowUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstring>
@@ -239,53 +240,23 @@ TransposeGeometry getTransposeGeometry(g::ConvTransposeOp op,
   return geo;
 }
 
-/// The elements of a constant `w`, looking through the graph constant that
-/// may not be converted yet.
-ElementsAttr constantElements(Value w) {
-  if (auto c = w.getDefiningOp<g::ConstantOp>())
-    return c.getValue();
-  if (auto c = w.getDefiningOp<arith::ConstantOp>())
-    return dyn_cast<ElementsAttr>(c.getValue());
-  return {};
-}
-
-/// The constant [R, C] matrix `attr` transposed into `type` ([C, R]), or null
-/// when its bytes are not at hand.
-ElementsAttr transposeConstant(ElementsAttr attr, RankedTensorType type) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
-    if (dense.isSplat())
-      return dense.resizeSplat(type);
-  unsigned bits = type.getElementTypeBitWidth();
-  if (bits % 8 != 0)
+/// The constant [R, C] matrix defining `w` transposed into `type` ([C, R]),
+/// or null when `w` is not a constant whose bytes are at hand.
+ElementsAttr transposeConstant(Value w, RankedTensorType type) {
+  ElementsAttr attr;
+  if (!matchPattern(w, m_Constant(&attr)))
     return {};
-  size_t eltBytes = bits / 8;
-  ArrayRef<char> src;
-  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
-    src = dense.getRawData();
-  else if (AsmResourceBlob *blob =
-               resource ? resource.getRawHandle().getBlob() : nullptr)
-    src = blob->getData();
+  std::optional<ConstantData> data = getConstantData(attr);
+  if (!data || data->getNumElements() != type.getNumElements())
+    return {};
   int64_t rows = type.getDimSize(1), cols = type.getDimSize(0);
-  if (src.size() != static_cast<size_t>(rows * cols) * eltBytes)
-    return {};
-  auto copy = [&](MutableArrayRef<char> dst) {
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        std::memcpy(&dst[(c * rows + r) * eltBytes],
-                    &src[(r * cols + c) * eltBytes], eltBytes);
-  };
-  if (resource) {
-    // Large weights stay out of line, like the imported ones.
-    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
-        src.size(), alignof(std::max_align_t), /*dataIsMutable=*/true);
-    copy(blob.getMutableData());
-    return DenseResourceElementsAttr::get(
-        type, (resource.getRawHandle().getKey() + "_t").str(), std::move(blob));
-  }
-  SmallVector<char> bytes(src.size());
-  copy(bytes);
-  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  size_t eltBytes = data->elementBytes;
+  SmallVector<char> bytes(rows * cols * eltBytes);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(&bytes[(c * rows + r) * eltBytes],
+                  data->getElement(r * cols + c), eltBytes);
+  return createConstantAttr(type, bytes, deriveBlobName(attr, "t"));
 }
 
 /// The ConvTranspose weight [C, M, K...] as the GEMM's left operand
@@ -294,9 +265,8 @@ Value gemmWeight(OpBuilder &b, Location loc, Value w) {
   auto wt = cast<RankedTensorType>(w.getType());
   int64_t c = wt.getDimSize(0), m = wt.getNumElements() / c;
   auto type = RankedTensorType::get({m, c}, wt.getElementType());
-  if (ElementsAttr attr = constantElements(w))
-    if (ElementsAttr t = transposeConstant(attr, type))
-      return arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(t));
+  if (ElementsAttr t = transposeConstant(w, type))
+    return arith::ConstantOp::create(b, loc, type, cast<TypedAttr>(t));
   SmallVector<ReassociationIndices> re = {{0}, {}};
   for (int64_t i = 1; i < wt.getRank(); ++i)
     re[1].push_back(i);

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LOWERING_GRAPH_CONSTANTDATA_H
-#define KILN_LOWERING_GRAPH_CONSTANTDATA_H
+#ifndef KILN_DIALECTS_GRAPH_CONSTANTDATA_H
+#define KILN_DIALECTS_GRAPH_CONSTANTDATA_H
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -67,4 +67,4 @@ std::string deriveBlobName(mlir::ElementsAttr from, llvm::StringRef suffix);
 
 } // namespace kiln
 
-#endif // KILN_LOWERING_GRAPH_CONSTANTDATA_H
+#endif // KILN_DIALECTS_GRAPH_CONSTANTDATA_H

@@ -1,6 +1,6 @@
 //===- ConstantData.cpp - Reading and creating constant tensors -----------===//
 
-#include "lowering/graph/ConstantData.h"
+#include "dialects/graph/ConstantData.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
