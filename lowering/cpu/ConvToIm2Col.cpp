@@ -71,6 +71,7 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
 
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Operation *contraction;
   Value result;
   if (n == 1) {
     Value cols2 = tensor::CollapseShapeOp::create(
@@ -78,11 +79,11 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
         SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5}});
     SmallVector<ReassociationIndices> outRe = {{0, 1}, {2, 3}};
     Value out2 = tensor::CollapseShapeOp::create(rewriter, loc, out, outRe);
-    Value mm =
+    contraction =
         linalg::MatmulOp::create(rewriter, loc, TypeRange{out2.getType()},
-                                 ValueRange{w2, cols2}, ValueRange{out2})
-            .getResult(0);
-    result = tensor::ExpandShapeOp::create(rewriter, loc, ot, mm, outRe);
+                                 ValueRange{w2, cols2}, ValueRange{out2});
+    result = tensor::ExpandShapeOp::create(rewriter, loc, ot,
+                                           contraction->getResult(0), outRe);
   } else {
     Value cols3 = tensor::CollapseShapeOp::create(
         rewriter, loc, cols,
@@ -98,22 +99,20 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
         AffineMap::get(4, 0, {e[0], e[1], e[2]}, ctx)};
     SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
     iters.push_back(utils::IteratorType::reduction);
-    Value mm =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{out3.getType()}, ValueRange{w2, cols3},
-            ValueRange{out3}, maps, iters,
-            [](OpBuilder &b, Location l, ValueRange args) {
-              Value p = arith::MulFOp::create(b, l, args[0], args[1]);
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
-            })
-            .getResult(0);
-    result = tensor::ExpandShapeOp::create(rewriter, loc, ot, mm, outRe);
+    contraction = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{out3.getType()}, ValueRange{w2, cols3},
+        ValueRange{out3}, maps, iters,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          Value p = arith::MulFOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(
+              b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
+        });
+    result = tensor::ExpandShapeOp::create(rewriter, loc, ot,
+                                           contraction->getResult(0), outRe);
   }
   // A schedule chosen for the convolution is the contraction's schedule.
   if (Attribute schedule = conv->getAttr(kScheduleAttrName))
-    result.getDefiningOp()->getOperand(0).getDefiningOp()->setAttr(
-        kScheduleAttrName, schedule);
+    contraction->setAttr(kScheduleAttrName, schedule);
   rewriter.replaceOp(conv, result);
   return success();
 }

@@ -360,13 +360,15 @@ void hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
 struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
   using TileAndVectorizeBase::TileAndVectorizeBase;
 
+  /// f32 lanes of a vector register.
+  int64_t lanes() const { return std::max<int64_t>(vectorBits / 32, 4); }
+
   ContractionTiles tiles() const {
     // Accumulators: mr rows of nr lanes, two vectors per row, leaving room
     // for the B row and a broadcast (16 registers with AVX2, 32 with
     // AVX-512).
-    int64_t lanes = std::max<int64_t>(vectorBits / 32, 4);
     ContractionTiles t;
-    t.nr = regN > 0 ? regN : 2 * lanes;
+    t.nr = regN > 0 ? regN : 2 * lanes();
     t.mr = regM > 0 ? regM : (vectorBits >= 512 ? 8 : 6);
     t.kr = std::max<int64_t>(regK, 1);
     // B's panel (kc x nc) in L2, A's block (mc x kc) in L2, B's micro-panel
@@ -400,7 +402,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
           cur = *inner;
       }
       if (isRowVectorizable(cur))
-        tileRows(rewriter, cur, t.nr / 2);
+        tileRows(rewriter, cur, lanes());
     }
 
     peelMarkedLoops(rewriter, func);

@@ -22,17 +22,15 @@ namespace kiln {
 
 namespace {
 
-bool fusesWithoutRecompute(OpOperand *fused) {
-  Operation *producer = fused->get().getDefiningOp();
-  auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-  if (!producer || !consumer || !producer->hasOneUse())
-    return false;
-  return consumer.getMatchingIndexingMap(fused).isPermutation();
-}
-
 bool hasOneUseProducer(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   return producer && producer->hasOneUse();
+}
+
+bool fusesWithoutRecompute(OpOperand *fused) {
+  auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+  return hasOneUseProducer(fused) && consumer &&
+         consumer.getMatchingIndexingMap(fused).isPermutation();
 }
 
 /// Reshapes move only through elementwise ops: folding one into a
