@@ -14,8 +14,11 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     overlap in memory (greedy best-fit, largest first). Allocs become
     `memref.view`s of a new trailing `memref<?xi8>` argument. The arena size
     and the max-live lower bound are recorded on the module as
-    `kiln.arena_bytes` and `kiln.arena_lower_bound`. Dynamically shaped
-    buffers are left to the allocator.
+    `kiln.arena_bytes` and `kiln.arena_lower_bound`. A static alloc directly
+    in the body of a top-level `scf.forall` (a per-iteration scratch buffer)
+    gets one slot per iteration, indexed by the linearized induction
+    variables, so concurrent iterations never share memory. Dynamically
+    shaped buffers are left to the allocator.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",

@@ -3,6 +3,7 @@
 #include "lowering/bufferization/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -18,6 +19,9 @@ namespace {
 struct Buffer {
   memref::AllocOp alloc;
   int64_t bytes = 0;
+  // Bytes per iteration of the parallel loop whose body holds the alloc: each
+  // iteration gets its own slot, so threads never share one. 0 if top-level.
+  int64_t slotBytes = 0;
   int64_t start = 0, end = 0; // top-level op indices, inclusive
   int64_t offset = -1;
 };
@@ -45,6 +49,40 @@ static int64_t lastUse(Value root, Block &block,
   return last;
 }
 
+/// Whether every dim of `forall` runs from 0 in unit steps to a static
+/// bound; `trips` gets the total iteration count.
+static bool isUnitStrideFromZero(scf::ForallOp forall, int64_t &trips) {
+  trips = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                 forall.getMixedStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    if (!l || !u || !s || *l != 0 || *s != 1 || *u <= 0)
+      return false;
+    trips *= *u;
+  }
+  return true;
+}
+
+/// The row-major linear iteration number of `forall`'s body.
+static Value linearIndex(OpBuilder &b, Location loc, scf::ForallOp forall) {
+  Value linear;
+  for (auto [iv, ub] :
+       llvm::zip(forall.getInductionVars(), forall.getMixedUpperBound())) {
+    if (!linear) {
+      linear = iv;
+      continue;
+    }
+    Value extent =
+        arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(ub));
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, linear, extent), iv);
+  }
+  return linear;
+}
+
 struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
 
@@ -59,23 +97,33 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       index[&op] = i;
 
     std::vector<Buffer> buffers;
-    for (Operation &op : block) {
-      auto alloc = dyn_cast<memref::AllocOp>(op);
-      if (!alloc)
-        continue;
+    fn.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           !type.getElementType().isIntOrFloat())
-        continue;
+        return;
+      Operation *top = block.findAncestorOpInBlock(*alloc);
+      if (!top)
+        return;
+      int64_t trips = 1;
+      if (top != alloc.getOperation()) {
+        auto forall = dyn_cast<scf::ForallOp>(alloc->getParentOp());
+        if (!forall || !isUnitStrideFromZero(forall, trips))
+          return;
+      }
       Buffer b;
       b.alloc = alloc;
       int64_t bits = type.getElementTypeBitWidth();
       b.bytes = std::max<int64_t>(
           1, (type.getNumElements() * std::max<int64_t>(bits, 8) + 7) / 8);
-      b.start = index[&op];
+      if (top != alloc.getOperation()) {
+        b.slotBytes = llvm::alignTo(b.bytes, alignment);
+        b.bytes = b.slotBytes * trips;
+      }
+      b.start = index[top];
       b.end = std::max(b.start, lastUse(alloc, block, index));
       buffers.push_back(b);
-    }
+    });
 
     // Best fit, largest first: place each buffer at the lowest aligned
     // offset that does not collide with a placed buffer alive at the same
@@ -133,6 +181,15 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       builder.setInsertionPoint(b.alloc);
       Location loc = b.alloc.getLoc();
       Value offset = arith::ConstantIndexOp::create(builder, loc, b.offset);
+      if (b.slotBytes) {
+        auto forall = cast<scf::ForallOp>(b.alloc->getParentOp());
+        Value slot = linearIndex(builder, loc, forall);
+        Value slotBytes =
+            arith::ConstantIndexOp::create(builder, loc, b.slotBytes);
+        offset = arith::AddIOp::create(
+            builder, loc, offset,
+            arith::MulIOp::create(builder, loc, slot, slotBytes));
+      }
       Value view = memref::ViewOp::create(builder, loc, b.alloc.getType(),
                                           arenaArg, offset, ValueRange{});
       // Buffers in the arena are never freed individually.

@@ -9,6 +9,7 @@
 #include "lowering/cpu/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -19,61 +20,103 @@ namespace kiln {
 
 namespace {
 
-/// Rewrites a static NCHW convolution as
-///
-///   cols[n, c, kh, kw, oh, ow] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw]
-///   out[n, f, (oh, ow)] += w[f, (c, kh, kw)] * cols[n, (c, kh, kw), (oh, ow)]
-///
-/// Unlike upstream's rewrite, the gather keeps OH and OW as loops, so its
-/// innermost loop walks an input row (contiguous at stride 1) with no
-/// division or remainder per element; the collapses into the matmul view
-/// are free. Batch 1 gives a named linalg.matmul.
-LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
-                                  linalg::Conv2DNchwFchwOp conv) {
-  Value x = conv.getInputs()[0], w = conv.getInputs()[1];
-  Value out = conv.getOutputs()[0];
-  auto xt = dyn_cast<RankedTensorType>(x.getType());
-  auto wt = dyn_cast<RankedTensorType>(w.getType());
-  auto ot = dyn_cast<RankedTensorType>(out.getType());
+/// Static shape of an NCHW convolution rewritten through im2col.
+struct ConvShape {
+  int64_t n, f, c, kh, kw, oh, ow;
+  SmallVector<int64_t> strides, dilations;
+  Type elt;
+};
+
+FailureOr<ConvShape> getConvShape(linalg::Conv2DNchwFchwOp conv) {
+  auto xt = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto wt = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto ot = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
   if (!xt || !wt || !ot || !xt.hasStaticShape() || !wt.hasStaticShape() ||
       !ot.hasStaticShape())
     return failure();
-  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-  int64_t n = ot.getDimSize(0), f = ot.getDimSize(1);
-  int64_t c = wt.getDimSize(1), kh = wt.getDimSize(2), kw = wt.getDimSize(3);
-  int64_t oh = ot.getDimSize(2), ow = ot.getDimSize(3);
-  Location loc = conv.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  Type elt = ot.getElementType();
+  ConvShape s;
+  s.n = ot.getDimSize(0);
+  s.f = ot.getDimSize(1);
+  s.c = wt.getDimSize(1);
+  s.kh = wt.getDimSize(2);
+  s.kw = wt.getDimSize(3);
+  s.oh = ot.getDimSize(2);
+  s.ow = ot.getDimSize(3);
+  s.strides.assign(conv.getStrides().getValues<int64_t>().begin(),
+                   conv.getStrides().getValues<int64_t>().end());
+  s.dilations.assign(conv.getDilations().getValues<int64_t>().begin(),
+                     conv.getDilations().getValues<int64_t>().end());
+  s.elt = ot.getElementType();
+  return s;
+}
 
+/// cols[n, c, kh, kw, oh, ow] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] into
+/// `dest` (n x c x kh x kw x oh x ow). The innermost loop walks an input row
+/// with no division or remainder per element.
+Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
+                  Value dest) {
+  MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> d(6);
   bindDimsList(ctx, MutableArrayRef<AffineExpr>(d));
   AffineMap gatherMap =
       AffineMap::get(6, 0,
-                     {d[0], d[1], d[4] * strides[0] + d[2] * dilations[0],
-                      d[5] * strides[1] + d[3] * dilations[1]},
+                     {d[0], d[1], d[4] * s.strides[0] + d[2] * s.dilations[0],
+                      d[5] * s.strides[1] + d[3] * s.dilations[1]},
                      ctx);
-  auto colsType = RankedTensorType::get({n, c, kh, kw, oh, ow}, elt);
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, colsType.getShape(), elt);
   SmallVector<utils::IteratorType> parallel(6, utils::IteratorType::parallel);
-  Value cols =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{colsType}, ValueRange{x}, ValueRange{empty},
-          ArrayRef<AffineMap>{gatherMap,
-                              AffineMap::getMultiDimIdentityMap(6, ctx)},
-          parallel,
-          [](OpBuilder &b, Location l, ValueRange args) {
-            linalg::YieldOp::create(b, l, args[0]);
-          })
-          .getResult(0);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{dest.getType()}, ValueRange{x}, ValueRange{dest},
+             ArrayRef<AffineMap>{gatherMap,
+                                 AffineMap::getMultiDimIdentityMap(6, ctx)},
+             parallel,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
+/// Rewrites a static NCHW convolution as
+///
+///   cols[n, (c, kh, kw), (oh, ow)] = buildGather(x)
+///   out[n, f, (oh, ow)] += w[f, (c, kh, kw)] * cols[n, (c, kh, kw), (oh, ow)]
+///
+/// Unlike upstream's rewrite, the gather keeps OH and OW as loops; the
+/// collapses into the matmul view are free. Batch 1 gives a named
+/// linalg.matmul. A 1x1 convolution with unit strides needs no gather.
+LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
+                                  linalg::Conv2DNchwFchwOp conv) {
+  FailureOr<ConvShape> shape = getConvShape(conv);
+  if (failed(shape))
+    return failure();
+  const ConvShape &s = *shape;
+  Value x = conv.getInputs()[0], w = conv.getInputs()[1];
+  Value out = conv.getOutputs()[0];
+  auto ot = cast<RankedTensorType>(out.getType());
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+
+  Value cols;
+  bool pointwise = s.kh == 1 && s.kw == 1 && s.strides[0] == 1 &&
+                   s.strides[1] == 1 &&
+                   cast<RankedTensorType>(x.getType()).getDimSize(2) == s.oh &&
+                   cast<RankedTensorType>(x.getType()).getDimSize(3) == s.ow;
+  if (pointwise) {
+    cols = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({s.n, s.c, 1, 1, s.oh, s.ow}, s.elt), x,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}});
+  } else {
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{s.n, s.c, s.kh, s.kw, s.oh, s.ow},
+        s.elt);
+    cols = buildGather(rewriter, loc, s, x, empty);
+  }
 
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   Operation *contraction;
   Value result;
-  if (n == 1) {
+  if (s.n == 1) {
     Value cols2 = tensor::CollapseShapeOp::create(
         rewriter, loc, cols,
         SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5}});
@@ -117,7 +160,173 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
   return success();
 }
 
+/// Rewrites a large batch-1 NCHW convolution as im2col blocks: each block of
+/// `rows` output rows gathers its columns into a per-chunk scratch tile that
+/// stays in L2 and multiplies it right away, instead of writing a whole
+/// im2col matrix to memory and reading it back.
+///
+///   scf.forall %p in (chunks)                        threads
+///     scf.for %j in blocks of chunk %p
+///       scratch[%p] = gather(x rows of block %j)     K x (rows*OW)
+///       out[:, rows of block %j] = init; += w * scratch[%p]
+///
+/// An output initialized by a broadcast (the bias) or a fill is initialized
+/// per block too, while the block is in cache.
+LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
+                                         linalg::Conv2DNchwFchwOp conv,
+                                         int64_t blockBytes,
+                                         int64_t maxChunks) {
+  FailureOr<ConvShape> shape = getConvShape(conv);
+  if (failed(shape) || shape->n != 1 || !shape->elt.isIntOrFloat())
+    return failure();
+  const ConvShape &s = *shape;
+  int64_t k = s.c * s.kh * s.kw;
+  int64_t eltBytes = s.elt.getIntOrFloatBitWidth() / 8;
+  // Small im2col matrices stay in cache anyway.
+  if (k * s.oh * s.ow * eltBytes <= 4 * blockBytes || s.oh < 4)
+    return failure();
+  int64_t rows = 1;
+  for (int64_t r = 1; r <= s.oh; ++r)
+    if (s.oh % r == 0 && k * r * s.ow * eltBytes <= blockBytes)
+      rows = r;
+  int64_t blocks = s.oh / rows;
+  int64_t perChunk = llvm::divideCeil(blocks, std::min(maxChunks, blocks));
+  int64_t chunks = llvm::divideCeil(blocks, perChunk);
+  int64_t cols = rows * s.ow;
+
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Value x = conv.getInputs()[0], w = conv.getInputs()[1];
+  Value out = conv.getOutputs()[0];
+  // The initializer, re-applied per block when it is a broadcast or fill.
+  Operation *init = out.getDefiningOp();
+  if (init && isa<linalg::BroadcastOp, linalg::FillOp>(init) &&
+      init->hasOneUse())
+    out = cast<DestinationStyleOpInterface>(init).getDpsInits()[0];
+  else
+    init = nullptr;
+
+  Value w2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value scratch = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{chunks, k, cols}, s.elt);
+  auto idx = [&](OpBuilder &b, int64_t v) -> OpFoldResult {
+    return b.getIndexAttr(v);
+  };
+  Operation *contraction = nullptr;
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{idx(rewriter, chunks)},
+      ValueRange{out, scratch}, std::nullopt,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value p = args[0], outArg = args[1], scratchArg = args[2];
+        AffineExpr d0, d1;
+        bindDims(ctx, d0, d1);
+        Value first = affine::AffineApplyOp::create(
+            b, l, AffineMap::get(1, 0, d0 * perChunk), p);
+        Value count = affine::AffineMinOp::create(
+            b, l,
+            AffineMap::get(
+                1, 0,
+                {b.getAffineConstantExpr(perChunk), blocks - d0 * perChunk},
+                ctx),
+            p);
+        Value row0 = affine::AffineApplyOp::create(
+            b, l, AffineMap::get(1, 0, d0 * rows), first);
+        Value nrows = affine::AffineApplyOp::create(
+            b, l, AffineMap::get(1, 0, d0 * rows), count);
+        SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
+        SmallVector<OpFoldResult> chunkOffsets = {idx(b, 0), idx(b, 0), row0,
+                                                  idx(b, 0)};
+        SmallVector<OpFoldResult> chunkSizes = {idx(b, 1), idx(b, s.f), nrows,
+                                                idx(b, s.ow)};
+        Value outChunk = tensor::ExtractSliceOp::create(
+            b, l, outArg, chunkOffsets, chunkSizes, unit);
+        auto tileType = RankedTensorType::get({k, cols}, s.elt);
+        SmallVector<OpFoldResult> tileOffsets = {p, idx(b, 0), idx(b, 0)};
+        SmallVector<OpFoldResult> tileSizes = {idx(b, 1), idx(b, k),
+                                               idx(b, cols)};
+        SmallVector<OpFoldResult> unit3(3, b.getIndexAttr(1));
+        Value tile = tensor::ExtractSliceOp::create(
+            b, l, tileType, scratchArg, tileOffsets, tileSizes, unit3);
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        Value one = arith::ConstantIndexOp::create(b, l, 1);
+        auto loop = scf::ForOp::create(
+            b, l, zero, count, one, ValueRange{outChunk, tile},
+            [&](OpBuilder &lb, Location ll, Value j, ValueRange iter) {
+              // Input rows this block reads.
+              Value local = affine::AffineApplyOp::create(
+                  lb, ll, AffineMap::get(1, 0, d0 * rows), j);
+              Value inRow = affine::AffineApplyOp::create(
+                  lb, ll, AffineMap::get(2, 0, (d0 + d1) * s.strides[0]),
+                  ValueRange{row0, local});
+              auto xt = cast<RankedTensorType>(x.getType());
+              int64_t inRows =
+                  (rows - 1) * s.strides[0] + (s.kh - 1) * s.dilations[0] + 1;
+              Value xs = tensor::ExtractSliceOp::create(
+                  lb, ll, x,
+                  SmallVector<OpFoldResult>{idx(lb, 0), idx(lb, 0), inRow,
+                                            idx(lb, 0)},
+                  SmallVector<OpFoldResult>{idx(lb, 1), idx(lb, s.c),
+                                            idx(lb, inRows),
+                                            idx(lb, xt.getDimSize(3))},
+                  unit);
+              SmallVector<ReassociationIndices> tileRe = {{0, 1, 2, 3}, {4, 5}};
+              Value dest = tensor::ExpandShapeOp::create(
+                  lb, ll,
+                  RankedTensorType::get({1, s.c, s.kh, s.kw, rows, s.ow},
+                                        s.elt),
+                  iter[1], tileRe);
+              Value gathered = buildGather(lb, ll, s, xs, dest);
+              Value colsTile =
+                  tensor::CollapseShapeOp::create(lb, ll, gathered, tileRe);
+              SmallVector<OpFoldResult> blockOffsets = {idx(lb, 0), idx(lb, 0),
+                                                        local, idx(lb, 0)};
+              SmallVector<OpFoldResult> blockSizes = {
+                  idx(lb, 1), idx(lb, s.f), idx(lb, rows), idx(lb, s.ow)};
+              auto blockType =
+                  RankedTensorType::get({1, s.f, rows, s.ow}, s.elt);
+              Value block = tensor::ExtractSliceOp::create(
+                  lb, ll, blockType, iter[0], blockOffsets, blockSizes, unit);
+              if (init) {
+                IRMapping map;
+                map.map(
+                    cast<DestinationStyleOpInterface>(init).getDpsInits()[0],
+                    block);
+                Operation *copy = lb.clone(*init, map);
+                copy->getResult(0).setType(blockType);
+                block = copy->getResult(0);
+              }
+              SmallVector<ReassociationIndices> outRe = {{0, 1}, {2, 3}};
+              Value block2 =
+                  tensor::CollapseShapeOp::create(lb, ll, block, outRe);
+              contraction = linalg::MatmulOp::create(
+                  lb, ll, TypeRange{block2.getType()}, ValueRange{w2, colsTile},
+                  ValueRange{block2});
+              Value result = tensor::ExpandShapeOp::create(
+                  lb, ll, blockType, contraction->getResult(0), outRe);
+              Value updated = tensor::InsertSliceOp::create(
+                  lb, ll, result, iter[0], blockOffsets, blockSizes, unit);
+              scf::YieldOp::create(lb, ll, ValueRange{updated, colsTile});
+            });
+        auto inParallel = scf::InParallelOp::create(b, l);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(inParallel.getBody());
+        tensor::ParallelInsertSliceOp::create(b, l, loop.getResult(0), outArg,
+                                              chunkOffsets, chunkSizes, unit);
+        tensor::ParallelInsertSliceOp::create(
+            b, l, loop.getResult(1), scratchArg, tileOffsets, tileSizes, unit3);
+      });
+  if (Attribute schedule = conv->getAttr(kScheduleAttrName))
+    contraction->setAttr(kScheduleAttrName, schedule);
+  rewriter.replaceOp(conv, forall.getResult(0));
+  if (init)
+    rewriter.eraseOp(init);
+  return success();
+}
+
 struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
+  using ConvToIm2ColBase::ConvToIm2ColBase;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> convs;
@@ -133,8 +342,12 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       // direct convolutions.
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
         if (!isa<FloatType>(
-                getElementTypeOrSelf(conv.getOutputs()[0].getType())) ||
-            failed(rewriteNchwInIm2Col(rewriter, conv)))
+                getElementTypeOrSelf(conv.getOutputs()[0].getType())))
+          (void)linalg::rewriteInIm2Col(rewriter, conv);
+        else if (blockBytes > 0 && succeeded(rewriteNchwInBlockedIm2Col(
+                                       rewriter, conv, blockBytes, maxChunks)))
+          continue;
+        else if (failed(rewriteNchwInIm2Col(rewriter, conv)))
           (void)linalg::rewriteInIm2Col(rewriter, conv);
       } else
         (void)linalg::rewriteInIm2Col(rewriter,

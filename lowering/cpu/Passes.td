@@ -10,11 +10,26 @@ def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
     On tensors, rewrites `linalg.conv_2d_nchw_fchw` and
     `linalg.conv_2d_nhwc_hwcf` into an im2col gather and a matmul-shaped
     contraction, so that the contraction schedule of
-    `kiln-cpu-tile-and-vectorize` serves convolutions too.
+    `kiln-cpu-tile-and-vectorize` serves convolutions too. A 1x1
+    convolution with unit strides needs no gather. A batch-1 convolution
+    whose im2col matrix would not stay in cache is split into blocks of
+    output rows under an `scf.forall`: each chunk gathers one block at a
+    time into its own scratch tile of at most `block-bytes` and multiplies
+    it while it is in cache.
   }];
+  let options = [
+    Option<"blockBytes", "block-bytes", "int64_t", /*default=*/"393216",
+           "Largest im2col tile of a blocked convolution; 0 disables "
+           "blocking">,
+    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"16",
+           "Parallel chunks (each with its own scratch tile) of a blocked "
+           "convolution">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp"> {

@@ -384,18 +384,31 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     IRRewriter rewriter(&getContext());
     ContractionTiles t = tiles();
 
-    SmallVector<linalg::LinalgOp> ops;
+    // Broadcasts (bias initializers), maps and copies take the elementwise
+    // path below: threads and vector rows.
+    SmallVector<linalg::LinalgOp> named;
     func.walk([&](linalg::LinalgOp op) {
-      if (!op->getParentOfType<scf::ForallOp>())
-        ops.push_back(op);
+      if (isa<linalg::BroadcastOp, linalg::MapOp, linalg::CopyOp>(
+              op.getOperation()))
+        named.push_back(op);
     });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     for (linalg::LinalgOp op : ops) {
+      // Ops already inside a parallel loop (a blocked convolution's) get
+      // their register tiles but no threads of their own.
+      bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
       if (linalg::isaContractionOpInterface(op) &&
-          succeeded(
-              tileContraction(rewriter, op, applySchedule(t, op), parallel)))
+          succeeded(tileContraction(rewriter, op, applySchedule(t, op),
+                                    parallel && !nested)))
         continue;
       linalg::LinalgOp cur = op;
-      if (parallel) {
+      if (parallel && !nested) {
         FailureOr<linalg::LinalgOp> inner =
             parallelizeOuterDims(rewriter, op, minParallelWork);
         if (succeeded(inner))

@@ -48,3 +48,17 @@ func.func @conv_scheduled(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %r : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A 1x1 convolution with unit strides reads its input as the columns
+// directly: no gather, no copy.
+// CHECK-LABEL: func.func @pointwise
+//   CHECK-NOT: linalg.generic
+//       CHECK: tensor.collapse_shape {{.*}} into tensor<16x1600xf32>
+//       CHECK: linalg.matmul ins({{.*}} : tensor<32x16xf32>, tensor<16x1600xf32>) outs({{.*}} : tensor<32x1600xf32>)
+func.func @pointwise(%x: tensor<1x16x40x40xf32>, %w: tensor<32x16x1x1xf32>, %o: tensor<1x32x40x40xf32>) -> tensor<1x32x40x40xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x16x40x40xf32>, tensor<32x16x1x1xf32>) outs(%o : tensor<1x32x40x40xf32>) -> tensor<1x32x40x40xf32>
+  return %r : tensor<1x32x40x40xf32>
+}

@@ -97,3 +97,34 @@ func.func @scheduled(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<
     ins(%a, %b : memref<64x128xf32>, memref<128x96xf32>) outs(%c : memref<64x96xf32>)
   return
 }
+
+// -----
+
+// A named broadcast (a bias initializer) takes the elementwise path: rows of
+// 8 lanes, with the bias element splat across the row.
+// CHECK-LABEL: func.func @bias_broadcast
+//   CHECK-NOT: linalg.broadcast
+//       CHECK: scf.for %{{.*}} = %c0 to %c40 step %c8
+//       CHECK:   %[[ROW:.*]] = vector.transfer_read {{.*}} : memref<1xf32, {{.*}}>, vector<1x1x1x8xf32>
+//       CHECK:   vector.transfer_write %[[ROW]]
+func.func @bias_broadcast(%b: memref<4xf32>, %c: memref<1x4x20x40xf32>) {
+  linalg.broadcast ins(%b : memref<4xf32>) outs(%c : memref<1x4x20x40xf32>) dimensions = [0, 2, 3]
+  return
+}
+
+// -----
+
+// A matmul already inside a parallel loop (a blocked convolution's) gets
+// its register tiles but no parallel loop of its own.
+// CHECK-LABEL: func.func @nested_matmul
+//       CHECK: scf.forall
+//   CHECK-NOT:   scf.forall
+//       CHECK:   vector.contract
+func.func @nested_matmul(%a: memref<24x64xf32>, %b: memref<4x64x64xf32>, %c: memref<4x24x64xf32>) {
+  scf.forall (%i) in (4) {
+    %bi = memref.subview %b[%i, 0, 0] [1, 64, 64] [1, 1, 1] : memref<4x64x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    %ci = memref.subview %c[%i, 0, 0] [1, 24, 64] [1, 1, 1] : memref<4x24x64xf32> to memref<24x64xf32, strided<[64, 1], offset: ?>>
+    linalg.matmul ins(%a, %bi : memref<24x64xf32>, memref<64x64xf32, strided<[64, 1], offset: ?>>) outs(%ci : memref<24x64xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""Generated dense Conv models through kiln, checked against ONNX Runtime.
+
+    /usr/bin/python3 test/e2e/generated/run_conv_tests.py --kiln build/bin/kiln
+        [--ort-dir build/ort] [--filter REGEX] [--tol 1e-5] [--keep]
+
+The CPU backend runs a dense convolution as an im2col gather and a matmul. A 1x1
+convolution with unit strides skips the gather; a batch-1 convolution whose im2col
+matrix would not stay in cache runs in blocks of output rows, each gathered into a
+per-thread scratch tile and multiplied right away, with the bias applied per block.
+The ONNX backend node tests are all too small to reach the blocked form, so these
+cases cover it: detector-sized layers, strides, dilations, asymmetric pads, output
+heights with no divisor that fits a block (a prime), weights as a graph input, and
+the paths next to it (pointwise, strided pointwise, batch 2, groups). Each model is
+compiled for the host CPU and for x86-64-v3 (256-bit vectors). ONNX Runtime (graph
+optimisations disabled) and a float64 numpy implementation of the ONNX definition
+must agree before kiln's output is compared with them. A case passes when
+max|kiln - ref| / max|ref| <= --tol for every compilation.
+Prints one line per case and CPU and `N passed, N failed`; exits non-zero on any failure.
+"""
+
+import sys
+
+import numpy as np
+
+import generated_cases as gen
+
+SEED = 3141
+
+# name: (input shape [N, C, H, W], output channels, kernel [KH, KW], strides,
+#        dilations, pads [top, left, bottom, right], group, bias, weight is an initializer)
+CASES = {
+    "k3_det_neck_96to24_w80": ((1, 96, 80, 80), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
+                               True, True),
+    "k3_s2_16to32_w160": ((1, 16, 160, 160), 32, [3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1,
+                          True, True),
+    "k3_dil2_32to40_w40": ((1, 32, 40, 40), 40, [3, 3], [1, 1], [2, 2], [2, 2, 2, 2], 1,
+                           False, True),
+    "k5_asym_pads_24to20_w61": ((1, 24, 47, 61), 20, [5, 5], [1, 1], [1, 1], [2, 1, 1, 3], 1,
+                                True, True),
+    "k3_prime_height_64to8": ((1, 64, 37, 90), 8, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
+                              True, True),
+    "k3_weight_input_48to17": ((1, 48, 64, 64), 17, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
+                               False, False),
+    "k3_s2x1_64to33_w96": ((1, 64, 48, 96), 33, [3, 3], [2, 1], [1, 1], [1, 1, 1, 1], 1,
+                           True, True),
+    "k3_single_output_channel": ((1, 96, 64, 64), 1, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
+                                 True, True),
+    "k3_small_map": ((1, 16, 10, 10), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1, True, True),
+    "k1_pointwise_40to56": ((1, 40, 33, 47), 56, [1, 1], [1, 1], [1, 1], [0, 0, 0, 0], 1,
+                            True, True),
+    "k1_pointwise_pads": ((1, 8, 12, 12), 16, [1, 1], [1, 1], [1, 1], [1, 0, 1, 2], 1,
+                          True, True),
+    "k1_s2_pointwise": ((1, 32, 40, 40), 24, [1, 1], [2, 2], [1, 1], [0, 0, 0, 0], 1,
+                        False, True),
+    "k3_batch2": ((2, 16, 40, 40), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1, True, True),
+    "k3_group2_32to32_w60": ((1, 32, 60, 60), 32, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 2,
+                             True, True),
+}
+
+# (label, extra `kiln compile` arguments)
+CPUS = [("host", []), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
+
+
+def reference(x, w, b, strides, dilations, pads, group):
+    """ONNX Conv (NCHW, grouped), in float64, one kernel tap at a time."""
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    (sh, sw), (dh, dw) = strides, dilations
+    xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]))
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    fg = f // group
+    y = np.zeros((n, f, oh, ow))
+    for g in range(group):
+        xg = xp[:, g * cg:(g + 1) * cg]
+        wg = w[g * fg:(g + 1) * fg]
+        for i in range(kh):
+            for j in range(kw):
+                window = xg[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                            j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                y[:, g * fg:(g + 1) * fg] += np.einsum("nchw,fc->nfhw", window, wg[:, :, i, j])
+    if b is not None:
+        y += b.astype(np.float64).reshape(1, f, 1, 1)
+    return y
+
+
+def make_case(name, spec, rng, work):
+    """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
+    xshape, f, kernel, strides, dilations, pads, group, has_bias, const_w = spec
+    x = rng.standard_normal(xshape).astype(np.float32)
+    w = rng.standard_normal([f, xshape[1] // group] + kernel).astype(np.float32)
+    b = rng.standard_normal([f]).astype(np.float32) if has_bias else None
+    ref = reference(x, w, b, strides, dilations, pads, group)
+    model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),
+                                       list(ref.shape), 13, work, kernel_shape=kernel,
+                                       strides=strides, dilations=dilations, pads=pads,
+                                       group=group)
+    return model, inputs, ref
+
+
+def check_case(args, name, spec, work):
+    """Returns [(label, ok, message)], one per CPU."""
+    rng = np.random.default_rng([SEED, sum(map(ord, name))])
+    model, inputs, ref = make_case(name, spec, rng, work)
+    return gen.check_against_references(args, model, inputs, ref, work, CPUS)
+
+
+if __name__ == "__main__":
+    sys.exit(gen.main(__doc__, "kiln_conv_", CASES, check_case))

@@ -1,0 +1,59 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-conv-to-im2col{block-bytes=20000 max-chunks=4}))' -split-input-file | FileCheck %s
+
+// The im2col matrix (36 x 1024 floats) is larger than four 20000-byte tiles, so
+// the convolution is split into blocks of output rows: 20000 / (36*4*32)
+// allows 4 rows, which divide 32 into 8 blocks, in 4 chunks of 2. Each
+// chunk owns one K x (rows * OW) scratch tile; the bias broadcast moves
+// into the block.
+//   CHECK-DAG: #[[FIRST:.*]] = affine_map<(d0) -> (d0 * 2)>
+//   CHECK-DAG: #[[COUNT:.*]] = affine_map<(d0) -> (2, d0 * -2 + 8)>
+//   CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0) -> (d0 * 4)>
+// CHECK-LABEL: func.func @blocked
+//       CHECK: %[[SCRATCH:.*]] = tensor.empty() : tensor<4x36x128xf32>
+//       CHECK: scf.forall (%[[P:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[S:.*]] = %[[SCRATCH]])
+//       CHECK:   %[[FIRSTBLOCK:.*]] = affine.apply #[[FIRST]](%[[P]])
+//       CHECK:   %[[N:.*]] = affine.min #[[COUNT]](%[[P]])
+//       CHECK:   %[[ROW0:.*]] = affine.apply #[[ROWS]](%[[FIRSTBLOCK]])
+//       CHECK:   tensor.extract_slice %[[S]][%[[P]], 0, 0] [1, 36, 128] [1, 1, 1] : tensor<4x36x128xf32> to tensor<36x128xf32>
+//       CHECK:   scf.for %{{.*}} = %{{.*}} to %[[N]]
+//       CHECK:     tensor.extract_slice %{{.*}} [1, 4, 6, 34] [1, 1, 1, 1] : tensor<1x4x34x34xf32> to tensor<1x4x6x34xf32>
+//       CHECK:     linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x3x4x32xf32>)
+//       CHECK:     linalg.broadcast ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<1x8x4x32xf32>)
+//       CHECK:     linalg.matmul ins(%{{.*}} : tensor<8x36xf32>, tensor<36x128xf32>) outs(%{{.*}} : tensor<8x128xf32>)
+//       CHECK:     tensor.insert_slice
+//       CHECK:   scf.forall.in_parallel
+//       CHECK:     tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[ROW0]], 0] [1, 8, %{{.*}}, 32]
+//       CHECK:     tensor.parallel_insert_slice %{{.*}} into %[[S]][%[[P]], 0, 0] [1, 36, 128]
+//   CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @blocked(%x: tensor<1x4x34x34xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x32x32xf32> {
+  %e = tensor.empty() : tensor<1x8x32x32xf32>
+  %o = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<1x8x32x32xf32>) dimensions = [0, 2, 3]
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x34x34xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  return %r : tensor<1x8x32x32xf32>
+}
+
+// -----
+
+// Stride 2: a block of 4 output rows reads (4 - 1) * 2 + 3 = 9 input rows.
+// CHECK-LABEL: func.func @strided
+//       CHECK: scf.forall
+//       CHECK:   tensor.extract_slice %{{.*}} [1, 4, 9, 66] [1, 1, 1, 1] : tensor<1x4x66x66xf32> to tensor<1x4x9x66xf32>
+//       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x3x4x32xf32>)
+func.func @strided(%x: tensor<1x4x66x66xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x66x66xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  return %r : tensor<1x8x32x32xf32>
+}
+
+// -----
+
+// Small im2col matrices (36 x 64 floats) stay one gather and one matmul.
+// CHECK-LABEL: func.func @small
+//   CHECK-NOT: scf.forall
+//       CHECK: linalg.matmul
+func.func @small(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
