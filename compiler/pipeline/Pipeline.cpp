@@ -31,6 +31,8 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createFoldConstants());
   pm.addNestedPass<func::FuncOp>(createFoldBatchNorm());
   pm.addNestedPass<func::FuncOp>(createRefineShapes());
+  // Activations and biases join the contraction before them.
+  pm.addNestedPass<func::FuncOp>(createFuseEpilogue());
   pm.addPass(createCSEPass());
 }
 
@@ -176,7 +178,8 @@ std::vector<std::string> getSupportedOpTypes(MLIRContext &ctx) {
   }
   std::vector<std::string> out;
   for (const auto &n : names)
-    if (n.getKey() != "NoValue")
+    // NoValue and the fused ops are kiln's own, not ONNX operators.
+    if (n.getKey() != "NoValue" && !n.getKey().starts_with("Fused"))
       out.push_back(n.getKey().str());
   llvm::sort(out);
   return out;

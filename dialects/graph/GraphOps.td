@@ -275,4 +275,6 @@ def Graph_ReduceMeanOp : Graph_ReduceOp<"ReduceMean">;
 def Graph_ReduceSumOp : Graph_ReduceOp<"ReduceSum">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"ReduceMax">;
 
+include "dialects/graph/FusedOps.td"
+
 #endif // KILN_GRAPH_OPS

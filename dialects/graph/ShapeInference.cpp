@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/ShapeInference.h"
+#include "dialects/graph/Activation.h"
 #include "dialects/graph/ElementTypes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -292,7 +293,8 @@ FailureOr<SmallVector<int64_t>> inferWindowOutput(Loc loc, ArrayRef<int64_t> in,
   return out;
 }
 
-LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types) {
+template <typename Adaptor>
+static LogicalResult inferConvLike(Loc loc, Adaptor op, Types &types) {
   auto x = rankedOrNull(op.getX()), w = rankedOrNull(op.getW());
   if (!x || !w || x.getRank() < 3 || x.getRank() != w.getRank())
     return emitOptionalError(loc, "Conv needs ranked X and W of equal rank "
@@ -331,6 +333,52 @@ LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types) {
   SmallVector<int64_t> out{x.getDimSize(0), m};
   out.append(*spatial);
   types.push_back(RankedTensorType::get(out, x.getElementType()));
+  return success();
+}
+
+LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types) {
+  return inferConvLike(loc, op, types);
+}
+
+/// Checks a fused op's activation name and parameter count.
+static LogicalResult checkActivation(Loc loc, StringRef name,
+                                     ArrayRef<float> params) {
+  std::optional<Activation> act = parseActivation(name);
+  if (!act)
+    return emitOptionalError(loc, "unknown fused activation '", name, "'");
+  if (params.size() != getNumActivationParams(*act))
+    return emitOptionalError(loc, "activation '", name, "' takes ",
+                             getNumActivationParams(*act),
+                             " activation_params, got ", params.size());
+  return success();
+}
+
+LogicalResult inferFusedConv(Loc loc, FusedConvOp::Adaptor op, Types &types) {
+  if (failed(
+          checkActivation(loc, op.getActivation(), op.getActivationParams())))
+    return failure();
+  if (*parseActivation(op.getActivation()) == Activation::None)
+    return emitOptionalError(loc, "FusedConv needs an activation");
+  return inferConvLike(loc, op, types);
+}
+
+LogicalResult inferFusedMatMul(Loc loc, FusedMatMulOp::Adaptor op,
+                               Types &types) {
+  if (failed(
+          checkActivation(loc, op.getActivation(), op.getActivationParams())))
+    return failure();
+  MatMulOp::Adaptor matmul(ValueRange{op.getA(), op.getB()});
+  if (failed(inferMatMul(loc, matmul, types)))
+    return failure();
+  auto y = dyn_cast<RankedTensorType>(types.back());
+  if (auto bias = rankedOrNull(op.getBias())) {
+    if (bias.getElementType() != getElementTypeOrSelf(types.back()))
+      return emitOptionalError(loc, "FusedMatMul Bias element type differs");
+    int64_t n = y && y.getRank() > 0 ? y.getShape().back() : kDyn;
+    if (bias.getRank() != 1 ||
+        (n != kDyn && bias.getDimSize(0) != kDyn && bias.getDimSize(0) != n))
+      return emitOptionalError(loc, "FusedMatMul Bias must be 1-D of size ", n);
+  }
   return success();
 }
 

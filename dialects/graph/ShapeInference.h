@@ -46,6 +46,10 @@ mlir::LogicalResult inferCast(Loc loc, CastOp::Adaptor op, Types &types);
 mlir::LogicalResult inferMatMul(Loc loc, MatMulOp::Adaptor op, Types &types);
 mlir::LogicalResult inferGemm(Loc loc, GemmOp::Adaptor op, Types &types);
 mlir::LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types);
+mlir::LogicalResult inferFusedConv(Loc loc, FusedConvOp::Adaptor op,
+                                   Types &types);
+mlir::LogicalResult inferFusedMatMul(Loc loc, FusedMatMulOp::Adaptor op,
+                                     Types &types);
 mlir::LogicalResult inferConvTranspose(Loc loc, ConvTransposeOp::Adaptor op,
                                        Types &types);
 mlir::LogicalResult inferGlobalPool(Loc loc, mlir::Value x, Types &types);

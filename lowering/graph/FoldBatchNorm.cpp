@@ -5,13 +5,14 @@
 // ConvTranspose or Gemm with a constant weight whose result has no other use,
 // s scales the weight's output channels and the bias becomes b * s + t, so the
 // normalization disappears. Elsewhere it becomes Mul and Add by precomputed
-// constants, so no sqrt or division is left for run time. Values are computed
-// in double and rounded once to the element type.
+// constants, so no sqrt or division is left for run time. Mul and Add by
+// per-channel constants after such a producer fold the same way. Values are
+// computed in double and rounded once to the element type.
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/graph/GraphOps.h"
 #include "dialects/graph/ConstantData.h"
+#include "dialects/graph/GraphOps.h"
 #include "lowering/graph/Passes.h"
 
 #include "mlir/IR/Matchers.h"
@@ -212,6 +213,74 @@ struct FoldBatchNormPattern : OpRewritePattern<g::BatchNormalizationOp> {
   }
 };
 
+/// Per-channel values of constant `c` broadcast against `y` (channels in dim
+/// 1): one value per channel, or one for all, with every other dim 1.
+static std::optional<std::vector<double>> channelValues(Value c, Value y,
+                                                        int64_t channels) {
+  auto ct = dyn_cast<RankedTensorType>(c.getType());
+  auto yt = dyn_cast<RankedTensorType>(y.getType());
+  if (!ct || !yt || !ct.hasStaticShape() || ct.getRank() > yt.getRank() ||
+      yt.getRank() < 2)
+    return std::nullopt;
+  int64_t channelDim = 1 - (yt.getRank() - ct.getRank());
+  for (int64_t d = 0; d < ct.getRank(); ++d)
+    if (ct.getDimSize(d) != 1 &&
+        (d != channelDim || ct.getDimSize(d) != channels))
+      return std::nullopt;
+  std::optional<ConstantData> data = getConstantData(c);
+  if (!data || !isa<FloatType>(data->type.getElementType()))
+    return std::nullopt;
+  std::vector<double> values = data->getDoubles();
+  if (values.size() == 1)
+    values.assign(channels, values[0]);
+  return values;
+}
+
+/// Mul or Add of a Conv/ConvTranspose/Gemm result by per-channel (or scalar)
+/// constants is the affine map x * s or x + t: it folds like a
+/// BatchNormalization. PaddleOCR's learnable scales after each Conv are such
+/// Muls and Adds.
+template <typename OpT> struct FoldAffineIntoProducer : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    for (int i = 0; i < 2; ++i) {
+      Value y = op->getOperand(i), c = op->getOperand(1 - i);
+      Operation *producer = y.getDefiningOp();
+      if (!producer || !y.hasOneUse() || y.getType() != op.getType() ||
+          !isFloatTensor(y.getType()) ||
+          !isa<g::ConvOp, g::ConvTransposeOp, g::GemmOp>(producer))
+        continue;
+      int64_t channels = cast<RankedTensorType>(y.getType()).getDimSize(1);
+      if (ShapedType::isDynamic(channels))
+        continue;
+      std::optional<std::vector<double>> values = channelValues(c, y, channels);
+      if (!values)
+        continue;
+      Affine affine{std::vector<double>(channels, 1.0),
+                    std::vector<double>(channels, 0.0)};
+      (std::is_same_v<OpT, g::MulOp> ? affine.scale : affine.shift) = *values;
+      std::optional<FoldedParams> folded = foldIntoProducer(producer, affine);
+      if (!folded)
+        continue;
+      rewriter.setInsertionPoint(producer);
+      Location loc = producer->getLoc();
+      Value w = g::ConstantOp::create(rewriter, loc, folded->weight);
+      Value b = g::ConstantOp::create(rewriter, loc, folded->bias);
+      rewriter.modifyOpInPlace(producer, [&] {
+        producer->setOperand(1, w);
+        producer->setOperand(2, b);
+        if (auto gemm = dyn_cast<g::GemmOp>(producer))
+          gemm.setBeta(APFloat(1.0f));
+      });
+      rewriter.replaceOp(op, producer->getResults());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a per-channel affine map");
+  }
+};
+
 struct FoldBatchNormPass : impl::FoldBatchNormBase<FoldBatchNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -224,7 +293,8 @@ struct FoldBatchNormPass : impl::FoldBatchNormBase<FoldBatchNormPass> {
 } // namespace
 
 void populateFoldBatchNormPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldBatchNormPattern>(patterns.getContext());
+  patterns.add<FoldBatchNormPattern, FoldAffineIntoProducer<g::MulOp>,
+               FoldAffineIntoProducer<g::AddOp>>(patterns.getContext());
 }
 
 } // namespace kiln

@@ -15,6 +15,8 @@ namespace kiln {
 /// BatchNormalization with constant parameters into Conv/ConvTranspose/Gemm
 /// weights, or into Mul + Add by constants.
 void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
+/// Activations and biases after Conv/MatMul into FusedConv/FusedMatMul.
+void populateFuseEpiloguePatterns(mlir::RewritePatternSet &patterns);
 /// Float ops and layout changes of constants into constants.
 void populateFoldConstantsPatterns(mlir::RewritePatternSet &patterns);
 } // namespace kiln

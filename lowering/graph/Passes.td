@@ -22,7 +22,24 @@ def FoldBatchNorm : Pass<"kiln-fold-batchnorm", "mlir::func::FuncOp"> {
     per-channel affine map. When it follows a Conv, ConvTranspose or Gemm
     with a constant weight and no other user, the map is folded into that
     op's weight and bias; otherwise it becomes Mul and Add by precomputed
-    per-channel constants. Arithmetic is done in double at compile time.
+    per-channel constants. A Mul or Add by a per-channel or scalar constant
+    right after such a producer folds the same way. Arithmetic is done in
+    double at compile time.
+  }];
+}
+
+def FuseEpilogue : Pass<"kiln-fuse-epilogue", "mlir::func::FuncOp"> {
+  let summary = "Fuse activations and biases into Conv and MatMul";
+  let description = [{
+    A Conv whose result only feeds an activation becomes a
+    `kiln_graph.FusedConv`; a MatMul followed by an Add of a constant 1-D
+    bias along its last dim, by an activation, or by both, becomes a
+    `kiln_graph.FusedMatMul`. Activations: Relu, LeakyRelu, Clip with
+    constant bounds, HardSigmoid, Sigmoid, Tanh, exact Gelu, and the
+    decomposed HardSwish (x * Clip(x + 3, 0, 6) / 6, x * HardSigmoid(x; 1/6,
+    1/2)) and exact GELU (x * (Erf(x / sqrt 2) + 1) * 0.5) subgraphs that
+    exporters emit. Code generation applies the epilogue to the
+    contraction's result block by block.
   }];
 }
 

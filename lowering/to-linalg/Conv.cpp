@@ -172,17 +172,28 @@ LogicalResult checkConvTypes(RankedTensorType x, RankedTensorType w,
                  staticButBatch(x) && staticButBatch(y) && w.hasStaticShape());
 }
 
-struct ConvLowering : OpConversionPattern<g::ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The activation of a FusedConv; nothing for a plain Conv.
+Value applyConvEpilogue(OpBuilder &, Location, g::ConvOp, Value y) { return y; }
+Value applyConvEpilogue(OpBuilder &b, Location loc, g::FusedConvOp op,
+                        Value y) {
+  return applyEpilogue(b, loc, y, Value(),
+                       *g::parseActivation(op.getActivation()),
+                       op.getActivationParams());
+}
+
+/// Conv, and FusedConv as Conv plus its activation.
+template <typename OpT> struct ConvLowering : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpT>::OpAdaptor;
   LogicalResult
-  matchAndRewrite(g::ConvOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = adaptor.getX(), w = adaptor.getW();
     auto xt = dyn_cast<RankedTensorType>(x.getType());
     auto wt = dyn_cast<RankedTensorType>(w.getType());
     auto yt = dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+        this->getTypeConverter()->convertType(op.getType()));
     if (failed(checkConvTypes(xt, wt, yt)))
       return rewriter.notifyMatchFailure(
           op, "needs float operands, a static weight and static non-batch "
@@ -194,8 +205,9 @@ struct ConvLowering : OpConversionPattern<g::ConvOp> {
     Value zero = createScalarConstant(rewriter, loc, xt.getElementType(), 0.0);
     Value padded = padSpatial(rewriter, loc, x, win->lo, win->hi, zero);
     Value init = convInit(rewriter, loc, yt, x, adaptor.getB());
-    rewriter.replaceOp(op, emitConv(rewriter, loc, padded, w, init, *win,
-                                    win->strides, op.getGroup()));
+    Value y = emitConv(rewriter, loc, padded, w, init, *win, win->strides,
+                       op.getGroup());
+    rewriter.replaceOp(op, applyConvEpilogue(rewriter, loc, op, y));
     return success();
   }
 };
@@ -581,8 +593,8 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
 
 void populateConvPoolLoweringPatterns(GraphTypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, ConvTransposeLowering>(converter,
-                                                    patterns.getContext());
+  patterns.add<ConvLowering<g::ConvOp>, ConvLowering<g::FusedConvOp>,
+               ConvTransposeLowering>(converter, patterns.getContext());
   populatePoolingLoweringPatterns(converter, patterns);
 }
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/Activation.h"
 #include "dialects/graph/GraphOps.h"
 #include "lowering/to-linalg/LoweringUtils.h"
 #include "lowering/to-linalg/Patterns.h"
@@ -281,12 +282,14 @@ SCALAR(AbsOp) {
 }
 
 // 1 / (1 + exp(-x)) saturates cleanly to 0 and 1 at the extremes.
-SCALAR(SigmoidOp) {
-  Value one = cst(b, loc, a[0], 1.0);
-  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, a[0]));
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = cst(b, loc, x, 1.0);
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(b, loc, one,
                                arith::AddFOp::create(b, loc, one, e));
 }
+
+SCALAR(SigmoidOp) { return sigmoid(b, loc, a[0]); }
 
 SCALAR(TanhOp) { return math::TanhOp::create(b, loc, a[0]); }
 SCALAR(ExpOp) { return math::ExpOp::create(b, loc, a[0]); }
@@ -304,25 +307,30 @@ Value erf(OpBuilder &b, Location loc, Value x) {
 
 SCALAR(ErfOp) { return erf(b, loc, a[0]); }
 
-SCALAR(LeakyReluOp) {
-  Value x = a[0];
+Value leakyRelu(OpBuilder &b, Location loc, Value x, double alpha) {
   Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
                                     cst(b, loc, x, 0));
-  Value scaled = arith::MulFOp::create(
-      b, loc, x, cst(b, loc, x, op.getAlpha().convertToDouble()));
+  Value scaled = arith::MulFOp::create(b, loc, x, cst(b, loc, x, alpha));
   return arith::SelectOp::create(b, loc, neg, scaled, x);
 }
 
-SCALAR(HardSigmoidOp) {
-  Value x = a[0];
+SCALAR(LeakyReluOp) {
+  return leakyRelu(b, loc, a[0], op.getAlpha().convertToDouble());
+}
+
+Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha,
+                  double beta) {
   Type t = x.getType();
   Value y = arith::AddFOp::create(
-      b, loc,
-      arith::MulFOp::create(b, loc, x,
-                            cst(b, loc, x, op.getAlpha().convertToDouble())),
-      cst(b, loc, x, op.getBeta().convertToDouble()));
+      b, loc, arith::MulFOp::create(b, loc, x, cst(b, loc, x, alpha)),
+      cst(b, loc, x, beta));
   y = maxOf(b, loc, t, y, cst(b, loc, x, 0));
   return minOf(b, loc, t, y, cst(b, loc, x, 1));
+}
+
+SCALAR(HardSigmoidOp) {
+  return hardSigmoid(b, loc, a[0], op.getAlpha().convertToDouble(),
+                     op.getBeta().convertToDouble());
 }
 
 template <> LogicalResult ElementwiseLowering<g::GeluOp>::check(g::GeluOp op) {
@@ -332,10 +340,9 @@ template <> LogicalResult ElementwiseLowering<g::GeluOp>::check(g::GeluOp op) {
 
 // 0.5 x (1 + erf(x / sqrt 2)), or with the tanh approximation
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
-SCALAR(GeluOp) {
-  Value x = a[0];
+Value gelu(OpBuilder &b, Location loc, Value x, bool tanhApprox) {
   Value inner;
-  if (op.getApproximate() == "tanh") {
+  if (tanhApprox) {
     Value x3 =
         arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
     Value poly = arith::AddFOp::create(
@@ -352,6 +359,8 @@ SCALAR(GeluOp) {
   return arith::MulFOp::create(
       b, loc, half, arith::AddFOp::create(b, loc, inner, cst(b, loc, x, 1)));
 }
+
+SCALAR(GeluOp) { return gelu(b, loc, a[0], op.getApproximate() == "tanh"); }
 
 // max then min: when min > max every element becomes max, as ONNX specifies.
 SCALAR(ClipOp) {
@@ -379,6 +388,51 @@ SCALAR(CastOp) {
 #undef SCALAR
 
 } // namespace
+
+Value buildActivation(OpBuilder &b, Location loc, graph::Activation act,
+                      ArrayRef<float> params, Value x) {
+  Type t = x.getType();
+  switch (act) {
+  case graph::Activation::None:
+    return x;
+  case graph::Activation::Relu:
+    return maxOf(b, loc, t, x, cst(b, loc, x, 0));
+  case graph::Activation::LeakyRelu:
+    return leakyRelu(b, loc, x, params[0]);
+  case graph::Activation::Clip:
+    return minOf(b, loc, t, maxOf(b, loc, t, x, cst(b, loc, x, params[0])),
+                 cst(b, loc, x, params[1]));
+  case graph::Activation::HardSigmoid:
+    return hardSigmoid(b, loc, x, params[0], params[1]);
+  case graph::Activation::HardSwish:
+    return arith::MulFOp::create(b, loc, x,
+                                 hardSigmoid(b, loc, x, 1.0 / 6.0, 0.5));
+  case graph::Activation::Sigmoid:
+    return sigmoid(b, loc, x);
+  case graph::Activation::Tanh:
+    return math::TanhOp::create(b, loc, x);
+  case graph::Activation::Gelu:
+    return gelu(b, loc, x, /*tanhApprox=*/false);
+  }
+  return x;
+}
+
+Value applyEpilogue(OpBuilder &b, Location loc, Value y, Value bias,
+                    graph::Activation act, ArrayRef<float> params) {
+  if (act == graph::Activation::None && isAbsent(bias))
+    return y;
+  auto type = cast<RankedTensorType>(y.getType());
+  SmallVector<Value> inputs = {y};
+  if (!isAbsent(bias))
+    inputs.push_back(bias);
+  return createBroadcastGeneric(
+      b, loc, type, inputs, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = args[0];
+        if (args.size() > 1)
+          x = arith::AddFOp::create(nb, l, x, args[1]);
+        return buildActivation(nb, l, act, params, x);
+      });
+}
 
 void populateElementwiseLoweringPatterns(GraphTypeConverter &converter,
                                          RewritePatternSet &patterns) {

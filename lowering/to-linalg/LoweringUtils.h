@@ -2,6 +2,8 @@
 #ifndef KILN_LOWERING_TOLINALG_LOWERINGUTILS_H
 #define KILN_LOWERING_TOLINALG_LOWERINGUTILS_H
 
+#include "dialects/graph/Activation.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
@@ -36,6 +38,18 @@ mlir::Value createBroadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::RankedTensorType resultType,
                                    mlir::ValueRange inputs,
                                    const ScalarBodyFn &body);
+
+/// The activation `act` (see dialects/graph/Activation.h) of scalar `x`.
+mlir::Value buildActivation(mlir::OpBuilder &b, mlir::Location loc,
+                            graph::Activation act, llvm::ArrayRef<float> params,
+                            mlir::Value x);
+
+/// act(y + bias) as one elementwise generic; `bias` (absent: none) broadcasts
+/// right-aligned, e.g. a 1-D bias along the last dim. Returns `y` when there
+/// is nothing to apply.
+mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value y,
+                          mlir::Value bias, graph::Activation act,
+                          llvm::ArrayRef<float> params);
 
 /// Indexing map reading `input` (rank <= resultRank) broadcast into a result
 /// of rank `resultRank`.

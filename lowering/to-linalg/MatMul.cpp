@@ -51,14 +51,29 @@ Value insertUnitDim(OpBuilder &b, Location loc, Value v, bool front) {
   return tensor::ExpandShapeOp::create(b, loc, t.clone(shape), v, re);
 }
 
-struct MatMulLowering : OpConversionPattern<g::MatMulOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The bias and activation of a FusedMatMul, applied to the product in one
+/// elementwise op; nothing for a plain MatMul.
+Value applyMatMulEpilogue(OpBuilder &, Location, g::MatMulOp,
+                          g::MatMulOp::Adaptor, Value y) {
+  return y;
+}
+Value applyMatMulEpilogue(OpBuilder &b, Location loc, g::FusedMatMulOp op,
+                          g::FusedMatMulOp::Adaptor adaptor, Value y) {
+  return applyEpilogue(b, loc, y, adaptor.getBias(),
+                       *g::parseActivation(op.getActivation()),
+                       op.getActivationParams());
+}
+
+/// MatMul, and FusedMatMul as MatMul plus its epilogue.
+template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpT>::OpAdaptor;
   LogicalResult
-  matchAndRewrite(g::MatMulOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+        this->getTypeConverter()->convertType(op.getType()));
     Value a = adaptor.getA(), b = adaptor.getB();
     auto at = dyn_cast<RankedTensorType>(a.getType());
     auto bt = dyn_cast<RankedTensorType>(b.getType());
@@ -133,7 +148,8 @@ struct MatMulLowering : OpConversionPattern<g::MatMulOp> {
       result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
                                                result, re);
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op,
+                       applyMatMulEpilogue(rewriter, loc, op, adaptor, result));
     return success();
   }
 
@@ -326,7 +342,8 @@ struct GemmLowering : OpConversionPattern<g::GemmOp> {
 
 void populateMatMulLoweringPatterns(GraphTypeConverter &converter,
                                     RewritePatternSet &patterns) {
-  patterns.add<MatMulLowering, GemmLowering>(converter, patterns.getContext());
+  patterns.add<MatMulLowering<g::MatMulOp>, MatMulLowering<g::FusedMatMulOp>,
+               GemmLowering>(converter, patterns.getContext());
 }
 
 } // namespace kiln

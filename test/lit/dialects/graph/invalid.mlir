@@ -635,3 +635,39 @@ func.func @shape_result_type(%x: tensor<2x3xf32>) {
   %0 = kiln_graph.Shape %x : (tensor<2x3xf32>) -> tensor<2xi32>
   return
 }
+
+// -----
+
+func.func @fused_conv_unknown_activation(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) {
+  // expected-error @+2 {{unknown fused activation 'Swish'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.FusedConv %x, %w, %b {activation = "Swish"} : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_param_count(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) {
+  // expected-error @+2 {{activation 'Clip' takes 2 activation_params, got 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.FusedConv %x, %w, %b {activation = "Clip", activation_params = array<f32: 0.0>} : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_no_activation(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) {
+  // expected-error @+2 {{FusedConv needs an activation}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.FusedConv %x, %w, %b {activation = ""} : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @fused_matmul_bias_size(%a: tensor<5x4xf32>, %m: tensor<4x6xf32>, %bias: tensor<5xf32>) {
+  // expected-error @+2 {{FusedMatMul Bias must be 1-D of size 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.FusedMatMul %a, %m, %bias : (tensor<5x4xf32>, tensor<4x6xf32>, tensor<5xf32>) -> tensor<*xf32>
+  return
+}

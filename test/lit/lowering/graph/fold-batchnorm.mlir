@@ -150,6 +150,42 @@ func.func @dynamic_stats(%x: tensor<1x2x2x2xf32>, %var: tensor<2xf32>) -> tensor
   return %y : tensor<1x2x2x2xf32>
 }
 
+// A Conv's per-channel Mul and a scalar Add (PaddleOCR's learnable affine
+// after a Conv) fold into its weight and bias like a BatchNormalization:
+// w' = w * s per output channel, b' = b * s + t.
+
+// CHECK-LABEL: func.func @conv_mul_add
+// CHECK-DAG:     %[[W:.*]] = kiln_graph.Constant {value = dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}-3.000000e+00]]]]> : tensor<2x1x1x1xf32>}
+// CHECK-DAG:     %[[B:.*]] = kiln_graph.Constant {value = dense<[2.500000e+00, -5.500000e+00]> : tensor<2xf32>}
+// CHECK:         %[[C:.*]] = kiln_graph.Conv %arg0, %[[W]], %[[B]]
+// CHECK-NOT:     kiln_graph.Mul
+// CHECK-NOT:     kiln_graph.Add
+// CHECK:         return %[[C]]
+func.func @conv_mul_add(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = kiln_graph.Constant {value = dense<1.0> : tensor<2x1x1x1xf32>} : () -> tensor<2x1x1x1xf32>
+  %b = kiln_graph.Constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %s = kiln_graph.Constant {value = dense<[[[2.0]], [[-3.0]]]> : tensor<2x1x1xf32>} : () -> tensor<2x1x1xf32>
+  %t = kiln_graph.Constant {value = dense<0.5> : tensor<1xf32>} : () -> tensor<1xf32>
+  %c = kiln_graph.Conv %x, %w, %b : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %m = kiln_graph.Mul %s, %c : (tensor<2x1x1xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %a = kiln_graph.Add %m, %t : (tensor<1x2x2x2xf32>, tensor<1xf32>) -> tensor<1x2x2x2xf32>
+  return %a : tensor<1x2x2x2xf32>
+}
+
+// A constant that varies along a spatial dim is not per-channel: it stays.
+
+// CHECK-LABEL: func.func @conv_mul_spatial
+// CHECK:         kiln_graph.Conv
+// CHECK:         kiln_graph.Mul
+func.func @conv_mul_spatial(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = kiln_graph.Constant {value = dense<1.0> : tensor<2x1x1x1xf32>} : () -> tensor<2x1x1x1xf32>
+  %n = kiln_graph.NoValue : none
+  %s = kiln_graph.Constant {value = dense<[[1.0], [2.0]]> : tensor<2x1xf32>} : () -> tensor<2x1xf32>
+  %c = kiln_graph.Conv %x, %w, %n : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, none) -> tensor<1x2x2x2xf32>
+  %m = kiln_graph.Mul %c, %s : (tensor<1x2x2x2xf32>, tensor<2x1xf32>) -> tensor<1x2x2x2xf32>
+  return %m : tensor<1x2x2x2xf32>
+}
+
 // The folded blob, checked after the functions: 0.0, 0.5, 1.0, 1.5 ...
 // CHECK:       dialect_resources
 // CHECK:         [[BLOB]]: "0x10000000000000000000003F0000803F0000C03F
