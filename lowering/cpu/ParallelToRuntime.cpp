@@ -191,8 +191,17 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
       map.map(forall.getInductionVar(d),
               arith::AddIOp::create(lb, loc, scaled, value(lbv)));
     }
-    for (Operation &op : forall.getBody()->without_terminator())
+    for (Operation &op : forall.getBody()->without_terminator()) {
+      // Static scratch buffers (packed panels) are allocated once per call,
+      // not once per iteration: an alloca in the loop would grow the stack.
+      if (isa<memref::AllocaOp>(op) && op.getNumOperands() == 0) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(loop);
+        b.clone(op, map);
+        continue;
+      }
       lb.clone(op, map);
+    }
   }
 
   // The call site.

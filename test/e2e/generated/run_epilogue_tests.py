@@ -8,7 +8,8 @@ kiln-fuse-epilogue turns a Conv followed by an activation into a FusedConv and a
 MatMul followed by a bias Add and/or an activation into a FusedMatMul, recognizing
 the decomposed HardSwish and exact-GELU subgraphs exporters emit; kiln-fold-batchnorm
 folds per-channel Mul/Add after a Conv into its weights. Each case is a small graph
-of that shape (one of them large enough for the blocked im2col form), compiled for
+of that shape (one large enough for the blocked im2col form, one wide enough for the
+GEMM to pack B), compiled for
 the host CPU and for x86-64-v3. ONNX Runtime (graph optimisations disabled) and a
 float64 numpy implementation must agree before kiln's output is compared with them.
 Prints one line per case and CPU and `N passed, N failed`; exits non-zero on any failure.
@@ -37,6 +38,9 @@ CASES = {
     "matmul_bias_gelu_decomposed": ("matmul", (2, 16, 32), 48, None, "gelu"),
     "matmul_bias_relu": ("matmul", (2, 16, 32), 48, None, "relu"),
     "matmul_bias": ("matmul", (2, 16, 32), 48, None, "none"),
+    # B rows 8400 bytes apart: the GEMM packs B panels; K, M and N all leave
+    # partial cache blocks and register tiles.
+    "matmul_wide_packed_b": ("matmul", (1, 70, 300), 2100, None, "relu"),
 }
 
 

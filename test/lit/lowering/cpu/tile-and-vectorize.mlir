@@ -128,3 +128,32 @@ func.func @nested_matmul(%a: memref<24x64xf32>, %b: memref<4x64x64xf32>, %c: mem
   }
   return
 }
+
+// -----
+
+// B rows 8 KiB apart: each N step copies its kc x nr panel of B into a
+// stack buffer (allocated once, at the start of the parallel body) that the
+// M loop's register tiles then read contiguously.
+// CHECK-LABEL: func.func @packed_b
+//       CHECK: scf.forall
+//  CHECK-NEXT:   %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
+//       CHECK:   scf.for %{{.*}} = %c0 to %c32 step %c16
+//       CHECK:     %[[PANEL:.*]] = memref.subview %[[BUF]]
+//       CHECK:     vector.transfer_write {{.*}}, %{{.*}} : vector<1x8xf32>, memref<1x8xf32, strided<[16, 1], offset: ?>>
+//       CHECK:     scf.for %{{.*}} = %c0 to %c24 step %c6
+//       CHECK:       memref.subview %[[PANEL]]
+//       CHECK:       vector.contract
+func.func @packed_b(%a: memref<24x16xf32>, %b: memref<16x2048xf32>, %c: memref<24x2048xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x2048xf32>) outs(%c : memref<24x2048xf32>)
+  return
+}
+
+// -----
+
+// B rows 256 bytes apart stay in place.
+// CHECK-LABEL: func.func @unpacked_b
+//   CHECK-NOT: memref.alloca
+func.func @unpacked_b(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<24x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x64xf32>) outs(%c : memref<24x64xf32>)
+  return
+}
