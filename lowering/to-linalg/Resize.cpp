@@ -38,6 +38,54 @@ static int64_t vectorLength(Value v) {
   return t && t.getRank() == 1 ? t.getDimSize(0) : ShapedType::kDynamic;
 }
 
+/// Nearest upsampling by integer factors with asymmetric coordinates and
+/// floor rounding (what PaddleOCR's FPN exports) reads in[o div s]: a
+/// broadcast of the input into [..., in_i, s_i, ...] viewed as the output,
+/// i.e. plain data movement instead of per-element coordinate arithmetic.
+/// Null when the Resize is not of that form.
+static Value upsampleByFactors(OpBuilder &b, g::ResizeOp op, Value x,
+                               RankedTensorType in, RankedTensorType type) {
+  if (op.getMode() != "nearest" || op.getNearestMode() != "floor" ||
+      op.getCoordinateTransformationMode() != "asymmetric" || op.getAxes() ||
+      !in.hasStaticShape() || !type.hasStaticShape() ||
+      in.getRank() != type.getRank())
+    return {};
+  SmallVector<int64_t> factors;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t n = in.getDimSize(i), m = type.getDimSize(i);
+    if (n == 0 || m % n != 0)
+      return {};
+    factors.push_back(m / n);
+  }
+  if (!g::isNoValue(op.getScales()) && vectorLength(op.getScales()) != 0) {
+    auto scales = g::getConstantFloats(op.getScales());
+    if (!scales || scales->size() != factors.size())
+      return {};
+    for (auto [scale, f] : llvm::zip(*scales, factors))
+      if (scale != (double)f)
+        return {};
+  } else if (op.getKeepAspectRatioPolicy() != "stretch") {
+    return {};
+  }
+  SmallVector<int64_t> expanded, dims;
+  SmallVector<ReassociationIndices> re;
+  for (auto [i, f] : llvm::enumerate(factors)) {
+    re.push_back({(int64_t)expanded.size()});
+    expanded.push_back(in.getDimSize(i));
+    if (f == 1)
+      continue;
+    re.back().push_back(expanded.size());
+    dims.push_back(expanded.size());
+    expanded.push_back(f);
+  }
+  Location loc = op.getLoc();
+  Value empty =
+      tensor::EmptyOp::create(b, loc, expanded, type.getElementType());
+  Value spread =
+      linalg::BroadcastOp::create(b, loc, x, empty, dims).getResult()[0];
+  return tensor::CollapseShapeOp::create(b, loc, type, spread, re);
+}
+
 struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -67,6 +115,10 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
         nearestMode != "round_prefer_ceil" && nearestMode != "floor" &&
         nearestMode != "ceil")
       return rewriter.notifyMatchFailure(op, "unsupported nearest_mode");
+    if (Value up = upsampleByFactors(rewriter, op, x, in, type)) {
+      rewriter.replaceOp(op, up);
+      return success();
+    }
 
     int64_t r = in.getRank();
     SmallVector<int64_t> axes;

@@ -168,3 +168,32 @@ func.func @resize_linear(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
   return %0 : tensor<1x1x4x4xf32>
 }
 
+
+// -----
+
+// Nearest x2 upsampling with asymmetric coordinates and floor rounding reads
+// in[o div 2]: a broadcast into [N, C, H, 2, W, 2] viewed as the output.
+// CHECK-LABEL: func.func @resize_nearest_x2
+//       CHECK: %[[E:.*]] = tensor.empty() : tensor<1x3x4x2x5x2xf32>
+//       CHECK: %[[B:.*]] = linalg.broadcast ins(%arg0 : tensor<1x3x4x5xf32>) outs(%[[E]] : tensor<1x3x4x2x5x2xf32>) dimensions = [3, 5]
+//       CHECK: tensor.collapse_shape %[[B]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<1x3x4x2x5x2xf32> into tensor<1x3x8x10xf32>
+//   CHECK-NOT: math.floor
+func.func @resize_nearest_x2(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32> {
+  %n = kiln_graph.NoValue : none
+  %s = kiln_graph.Constant {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %0 = kiln_graph.Resize %x, %n, %s, %n {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x3x4x5xf32>, none, tensor<4xf32>, none) -> tensor<1x3x8x10xf32>
+  return %0 : tensor<1x3x8x10xf32>
+}
+
+// -----
+
+// round_prefer_floor does not read in[o div 2]: per-element coordinates.
+// CHECK-LABEL: func.func @resize_nearest_round
+//   CHECK-NOT: linalg.broadcast
+//       CHECK: linalg.generic
+func.func @resize_nearest_round(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32> {
+  %n = kiln_graph.NoValue : none
+  %s = kiln_graph.Constant {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %0 = kiln_graph.Resize %x, %n, %s, %n {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "round_prefer_floor"} : (tensor<1x3x4x5xf32>, none, tensor<4xf32>, none) -> tensor<1x3x8x10xf32>
+  return %0 : tensor<1x3x8x10xf32>
+}
