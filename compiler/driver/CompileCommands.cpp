@@ -79,7 +79,17 @@ int runCompile(const Args &args) {
       ok = value(options.headerPath);
     else if (a == "--emit-asm")
       ok = value(options.asmPath);
-    else if (a == "--dump-ir")
+    else if (a == "--layout")
+      ok = value(options.convLayout);
+    else if (a == "--codegen-threads") {
+      std::string n;
+      ok = value(n);
+      if (ok && (n.empty() || n.size() > 3 ||
+                 n.find_first_not_of("0123456789") != std::string::npos))
+        return fail("--codegen-threads needs a number (0: automatic)");
+      if (ok)
+        options.codegenThreads = std::stoul(n);
+    } else if (a == "--dump-ir")
       options.dumpIR = true;
     else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' &&
              a[2] <= '3')
@@ -95,6 +105,9 @@ int runCompile(const Args &args) {
   }
   if (input.empty() || options.outputPath.empty())
     return fail("usage: kiln compile MODEL.onnx -o MODEL.so [--target NAME]");
+  if (!options.convLayout.empty() && options.convLayout != "nchw" &&
+      options.convLayout != "nhwc")
+    return fail("--layout must be nchw or nhwc");
   registerAllTargets();
   if (!createTarget(options.target))
     return fail("unknown target '" + options.target + "' (see kiln targets)");

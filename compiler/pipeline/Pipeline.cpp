@@ -3,6 +3,7 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
+#include "lowering/emit/FlattenConstantGlobals.h"
 #include "lowering/emit/ModelLibrary.h"
 #include "lowering/graph/Passes.h"
 #include "lowering/to-linalg/Passes.h"
@@ -25,7 +26,7 @@ using namespace mlir;
 
 namespace kiln {
 
-void buildGraphPipeline(OpPassManager &pm) {
+void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout) {
   pm.addPass(createCanonicalizerPass());
   // Weight preprocessing first, so BatchNormalization sees constant weights.
   pm.addNestedPass<func::FuncOp>(createFoldConstants());
@@ -33,6 +34,7 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createRefineShapes());
   // Activations and biases join the contraction before them.
   pm.addNestedPass<func::FuncOp>(createFuseEpilogue());
+  pm.addNestedPass<func::FuncOp>(createConvertLayout({convLayout.str()}));
   pm.addPass(createCSEPass());
 }
 
@@ -93,7 +95,9 @@ llvm::Error compileModelLibrary(ModuleOp module,
   // Graph passes first: folding shape computations can make the graph's
   // output shapes static, and the library's signature must say so.
   OpPassManager graphPm("builtin.module");
-  buildGraphPipeline(graphPm);
+  buildGraphPipeline(graphPm, options.convLayout.empty()
+                                  ? target->getPreferredConvLayout()
+                                  : llvm::StringRef(options.convLayout));
   if (auto err =
           runPasses(module, graphPm, "graph optimization", options.dumpIR))
     return err;
@@ -123,6 +127,7 @@ llvm::Error compileModelLibrary(ModuleOp module,
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
+  flattenConstantGlobals(module);
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmCtx, sig->name);
@@ -139,19 +144,24 @@ llvm::Error compileModelLibrary(ModuleOp module,
     info.arenaLowerBound = bound.getInt();
   if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
     return err;
-  auto tm = target->createTargetMachine(options.targetOptions);
+  auto createTargetMachine = [&] {
+    return target->createTargetMachine(options.targetOptions);
+  };
+  auto tm = createTargetMachine();
   if (!tm)
     return tm.takeError();
 
-  llvm::SmallString<128> objPath;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("kiln", "o", objPath))
-    return llvm::errorCodeToError(ec);
-  llvm::Error err =
-      optimizeAndEmitObject(*llvmModule, **tm, options.targetOptions.optLevel,
-                            objPath, options.asmPath);
+  CodegenOptions codegen;
+  codegen.optLevel = options.targetOptions.optLevel;
+  codegen.threads = options.codegenThreads;
+  codegen.asmPath = options.asmPath;
+  llvm::SmallVector<std::string> objects;
+  llvm::Error err = optimizeAndEmitObjects(
+      *llvmModule, **tm, createTargetMachine, codegen, objects);
   if (!err)
-    err = target->linkSharedLibrary({std::string(objPath)}, options.outputPath);
-  llvm::sys::fs::remove(objPath);
+    err = target->linkSharedLibrary(objects, options.outputPath);
+  for (const std::string &object : objects)
+    llvm::sys::fs::remove(object);
   if (err)
     return err;
   std::string header = options.headerPath;

@@ -20,12 +20,18 @@ struct CompileOptions {
   std::string headerPath;
   /// When set, also write the target assembly of the model here.
   std::string asmPath;
+  /// Convolution layout, "nchw" or "nhwc"; empty: the target's preference.
+  std::string convLayout;
+  /// Threads (and partitions of the module) for LLVM code generation; 0
+  /// picks from the hardware and the model's size.
+  unsigned codegenThreads = 0;
   /// Print the IR after each stage to stderr.
   bool dumpIR = false;
 };
 
-/// Graph-level passes (folding, canonicalization) on kiln.graph.
-void buildGraphPipeline(mlir::OpPassManager &pm);
+/// Graph-level passes (folding, canonicalization, layout) on kiln.graph.
+void buildGraphPipeline(mlir::OpPassManager &pm,
+                        llvm::StringRef convLayout = "nchw");
 
 /// Compiles an imported module (one `func.func @main` in kiln.graph) into
 /// a shared library and a C header. Errors carry one line for the user.

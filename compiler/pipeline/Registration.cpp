@@ -2,6 +2,7 @@
 
 #include "compiler/pipeline/Registration.h"
 #include "dialects/graph/GraphDialect.h"
+#include "dialects/kernel/KernelDialect.h"
 #include "lowering/bufferization/Passes.h"
 #include "lowering/cpu/Passes.h"
 #include "lowering/graph/Passes.h"
@@ -15,6 +16,7 @@ namespace kiln {
 
 void registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<graph::GraphDialect>();
+  registry.insert<kernel::KernelDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
 }

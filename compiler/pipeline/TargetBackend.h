@@ -45,6 +45,9 @@ public:
   /// Width in bits of the vector registers the schedule targets; 0 when the
   /// target has no vector unit (or none kiln uses).
   virtual unsigned getVectorBits(const TargetOptions &) const { return 0; }
+  /// Activation layout of convolutions, "nchw" or "nhwc" (see the
+  /// kiln-convert-layout pass); `kiln compile --layout` overrides it.
+  virtual llvm::StringRef getPreferredConvLayout() const { return "nchw"; }
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;

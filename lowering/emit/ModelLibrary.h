@@ -10,8 +10,12 @@
 
 #include "lowering/emit/ModelSignature.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
 
 namespace llvm {
 class TargetMachine;
@@ -39,11 +43,32 @@ llvm::Error addModelEntryPoints(llvm::Module &module, const ModelSignature &sig,
 /// FNV-1a 64 over the bytes of every constant global (the weights).
 uint64_t computeWeightsChecksum(const llvm::Module &module);
 
-/// Runs the LLVM optimization pipeline and writes an object file, and the
-/// same code as assembly to `asmPath` when it is not empty.
-llvm::Error optimizeAndEmitObject(llvm::Module &module, llvm::TargetMachine &tm,
-                                  unsigned optLevel, llvm::StringRef path,
-                                  llvm::StringRef asmPath = "");
+/// Code-generation choices for optimizeAndEmitObjects.
+struct CodegenOptions {
+  unsigned optLevel = 3;
+  /// Number of partitions the module is split into, each optimized and
+  /// compiled on its own thread; 0 picks one from the hardware threads and
+  /// the module's size (small modules stay in one piece).
+  unsigned threads = 0;
+  /// When set, also write the target assembly of the model here, one
+  /// section per partition.
+  std::string asmPath;
+};
+
+/// Creates another target machine like the one passed alongside it; each
+/// code-generation thread needs its own. Called on the calling thread only.
+using TargetMachineFactory =
+    llvm::function_ref<llvm::Expected<std::unique_ptr<llvm::TargetMachine>>()>;
+
+/// Runs the LLVM optimization pipeline and code generation on `module`,
+/// writing one or more temporary object files whose paths are appended to
+/// `objects` (also on failure); the caller links and removes them. When the
+/// module is split, `module` is left holding only the first partition.
+llvm::Error optimizeAndEmitObjects(llvm::Module &module,
+                                   llvm::TargetMachine &tm,
+                                   TargetMachineFactory createTargetMachine,
+                                   const CodegenOptions &options,
+                                   llvm::SmallVectorImpl<std::string> &objects);
 
 /// Writes the C header describing the model's inputs and outputs.
 llvm::Error writeModelHeader(const ModelSignature &sig,

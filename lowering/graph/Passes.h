@@ -19,6 +19,9 @@ void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
 void populateFuseEpiloguePatterns(mlir::RewritePatternSet &patterns);
 /// Float ops and layout changes of constants into constants.
 void populateFoldConstantsPatterns(mlir::RewritePatternSet &patterns);
+/// Sinking of layout transposes through layout-agnostic ops, and
+/// cancellation of inverse pairs (part of kiln-convert-layout).
+void populateConvertLayoutPatterns(mlir::RewritePatternSet &patterns);
 } // namespace kiln
 
 #endif // KILN_LOWERING_GRAPH_PASSES_H

@@ -54,4 +54,25 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
   }];
 }
 
+def ConvertLayout : Pass<"kiln-convert-layout", "mlir::func::FuncOp"> {
+  let summary = "Run convolutions channels-last and cancel layout conversions";
+  let description = [{
+    With `layout=nhwc`, 2-D Convs and FusedConvs that are ungrouped or
+    depthwise become `kiln_kernel.conv_2d_nhwc` (a FusedConv's activation
+    as its epilogue) between an NCHW->NHWC and an NHWC->NCHW
+    Transpose, with constant weights rearranged (HWCF, or HWC for
+    depthwise) at compile time. The NHWC->NCHW transposes are then sunk
+    through layout-agnostic ops (elementwise ops and activations, Add/Sub/
+    Mul/Div of two transposed values or with a constant re-laid at compile
+    time, Concat, GlobalAveragePool) so that inverse pairs meet and cancel;
+    conversions remain only at graph inputs and outputs and around ops that
+    need NCHW. `layout=nchw` (the default) leaves the function unchanged.
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", "\"nchw\"",
+           "Convolution activation layout: nchw or nhwc">,
+  ];
+  let dependentDialects = ["kiln::kernel::KernelDialect"];
+}
+
 #endif // KILN_LOWERING_GRAPH_PASSES

@@ -1,6 +1,7 @@
 //===- ConvertGraphToLinalg.cpp - Assemble the to-linalg patterns ---------===//
 
 #include "dialects/graph/GraphOps.h"
+#include "dialects/kernel/KernelDialect.h"
 #include "lowering/to-linalg/Passes.h"
 #include "lowering/to-linalg/Patterns.h"
 
@@ -48,6 +49,7 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
   populateNormalizationLoweringPatterns(converter, patterns);
   populateReductionLoweringPatterns(converter, patterns);
   populateDataMovementLoweringPatterns(converter, patterns);
+  populateKernelConvLoweringPatterns(converter, patterns);
 }
 
 namespace {
@@ -68,6 +70,7 @@ struct ConvertGraphToLinalgPass
                            tensor::TensorDialect,
                            bufferization::BufferizationDialect>();
     target.addIllegalDialect<graph::GraphDialect>();
+    target.addIllegalDialect<kernel::KernelDialect>();
     // Absent-input placeholders are read by the patterns of their users and
     // erased once unused.
     target.addLegalOp<ModuleOp, graph::NoValueOp>();

@@ -31,6 +31,9 @@ void populateReductionLoweringPatterns(GraphTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(GraphTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
+/// kiln.kernel convolutions (channels-last) to upstream named ops.
+void populateKernelConvLoweringPatterns(GraphTypeConverter &converter,
+                                        mlir::RewritePatternSet &patterns);
 
 /// All of the above: the kiln.graph to linalg conversion.
 void populateGraphToLinalgPatterns(GraphTypeConverter &converter,

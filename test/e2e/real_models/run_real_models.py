@@ -4,6 +4,7 @@
     /usr/bin/python3 test/e2e/real_models/run_real_models.py --kiln build/bin/kiln
         [--ort-dir build/ort] [--models-dir test/e2e/models/cache]
         [--model NAME ...] [--tol 1e-4] [--dynamic] [--work-dir DIR] [--keep]
+        [--compile-args "--layout nhwc"]
 
 Models (fetch_models.sh and export_encoder.py put them in --models-dir):
   cls      ch_ppocr_mobile_v2.0_cls_infer.onnx   input 1x3x48x192 float in [0,1)
@@ -23,6 +24,7 @@ Prints one line per model and `N passed, N failed`; exits non-zero on any failur
 
 import argparse
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -127,7 +129,9 @@ def check_model(args, name, filename, make_inputs, work):
         with_static_inputs(model, arrays, compiled_from)
     so = os.path.join(work, f"{name}.so")
     t0 = time.monotonic()
-    r = e2e.run_command([args.kiln, "compile", compiled_from, "-o", so], timeout=args.timeout)
+    r = e2e.run_command([args.kiln, "compile", compiled_from, "-o", so]
+                        + shlex.split(args.compile_args),
+                        timeout=args.timeout)
     compile_s = time.monotonic() - t0
     if r.returncode != 0:
         return False, f"kiln compile failed: {r.first_error_line()}"
@@ -174,6 +178,8 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-4, help="max relative error allowed")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile the original model with symbolic dims")
+    ap.add_argument("--compile-args", default="",
+                    help="extra `kiln compile` arguments, e.g. \"--layout nhwc\"")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per command")
     ap.add_argument("--work-dir", default=None)
     ap.add_argument("--keep", action="store_true", help="keep the work dir")

@@ -1,0 +1,45 @@
+// RUN: kiln-opt %s --convert-graph-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
+
+// Ungrouped: spatial pads on dims 1 and 2 ([top, left, bottom, right]), the
+// bias broadcast over [N, OH, OW] as the accumulator, the HWCF named op.
+// CHECK-LABEL: func.func @conv_hwcf_bias
+// CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 2, 0] high[0, 3, 4, 0]
+// CHECK: tensor<?x16x16x3xf32> to tensor<?x20x22x3xf32>
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c0 : tensor<?x16x16x3xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?x8x18x8xf32>
+// CHECK: %[[B:.*]] = linalg.broadcast ins(%arg2 : tensor<8xf32>) outs(%[[E]] : tensor<?x8x18x8xf32>) dimensions = [0, 1, 2]
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%[[P]], %arg1 : tensor<?x20x22x3xf32>, tensor<3x3x3x8xf32>) outs(%[[B]] : tensor<?x8x18x8xf32>)
+// CHECK: return %[[C]]
+func.func @conv_hwcf_bias(%x: tensor<?x16x16x3xf32>, %w: tensor<3x3x3x8xf32>, %b: tensor<8xf32>) -> tensor<?x8x18x8xf32> {
+  %0 = kiln_kernel.conv_2d_nhwc %x, %w, %b {strides = array<i64: 2, 1>, dilations = array<i64: 2, 2>, pads = array<i64: 1, 2, 3, 4>} : (tensor<?x16x16x3xf32>, tensor<3x3x3x8xf32>, tensor<8xf32>) -> tensor<?x8x18x8xf32>
+  return %0 : tensor<?x8x18x8xf32>
+}
+
+// -----
+
+// Depthwise without bias and pads: zero-filled accumulator, no tensor.pad.
+// CHECK-LABEL: func.func @conv_depthwise
+// CHECK-NOT: tensor.pad
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x3x3x8xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x3x3x8xf32>)
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%arg0, %arg1 : tensor<1x5x5x8xf32>, tensor<3x3x8xf32>) outs(%[[Z]] : tensor<1x3x3x8xf32>)
+func.func @conv_depthwise(%x: tensor<1x5x5x8xf32>, %w: tensor<3x3x8xf32>) -> tensor<1x3x3x8xf32> {
+  %0 = kiln_kernel.conv_2d_nhwc %x, %w {group = 8 : i64} : (tensor<1x5x5x8xf32>, tensor<3x3x8xf32>) -> tensor<1x3x3x8xf32>
+  return %0 : tensor<1x3x3x8xf32>
+}
+
+// -----
+
+// A fused activation is an elementwise op on the convolution's result:
+// Clip(min = 0, max = 6).
+// CHECK-LABEL: func.func @conv_clip
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<1x4x4x8xf32>)
+// CHECK:   arith.constant 0.000000e+00 : f32
+// CHECK:   arith.maximumf
+// CHECK:   arith.constant 6.000000e+00 : f32
+// CHECK:   arith.minimumf
+func.func @conv_clip(%x: tensor<1x4x4x3xf32>, %w: tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = kiln_kernel.conv_2d_nhwc %x, %w {activation = "Clip", activation_params = array<f32: 0.0, 6.0>} : (tensor<1x4x4x3xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
