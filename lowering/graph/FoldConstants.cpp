@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/graph/GraphOps.h"
 #include "dialects/graph/ConstantData.h"
+#include "dialects/graph/GraphOps.h"
 #include "lowering/graph/Passes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
