@@ -141,6 +141,24 @@ static std::optional<FoldedParams> foldIntoProducer(Operation *producer,
   return std::nullopt;
 }
 
+/// Gives `producer` the folded weight and bias (Gemm's beta is folded in)
+/// and replaces `op`, the affine map after it, with its result.
+static void replaceWithFolded(PatternRewriter &rewriter, Operation *op,
+                              Operation *producer, const FoldedParams &folded) {
+  rewriter.setInsertionPoint(producer);
+  Location loc = producer->getLoc();
+  Value w = g::ConstantOp::create(rewriter, loc, folded.weight);
+  Value b = g::ConstantOp::create(rewriter, loc, folded.bias);
+  rewriter.modifyOpInPlace(producer, [&] {
+    producer->setOperand(1, w);
+    producer->setOperand(2, b);
+    if (auto gemm = dyn_cast<g::GemmOp>(producer))
+      gemm.setBeta(APFloat(1.0f));
+    producer->getResult(0).setType(op->getResult(0).getType());
+  });
+  rewriter.replaceOp(op, producer->getResults());
+}
+
 struct FoldBatchNormPattern : OpRewritePattern<g::BatchNormalizationOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -180,18 +198,7 @@ struct FoldBatchNormPattern : OpRewritePattern<g::BatchNormalizationOp> {
     if (producer && op.getX().hasOneUse() &&
         isa<g::ConvOp, g::ConvTransposeOp, g::GemmOp>(producer)) {
       if (std::optional<FoldedParams> folded = foldIntoProducer(producer, bn)) {
-        rewriter.setInsertionPoint(producer);
-        Location loc = producer->getLoc();
-        Value w = g::ConstantOp::create(rewriter, loc, folded->weight);
-        Value b = g::ConstantOp::create(rewriter, loc, folded->bias);
-        rewriter.modifyOpInPlace(producer, [&] {
-          producer->setOperand(1, w);
-          producer->setOperand(2, b);
-          if (auto gemm = dyn_cast<g::GemmOp>(producer))
-            gemm.setBeta(APFloat(1.0f));
-          producer->getResult(0).setType(op.getType());
-        });
-        rewriter.replaceOp(op, producer->getResults());
+        replaceWithFolded(rewriter, op, producer, *folded);
         return success();
       }
     }
@@ -264,17 +271,7 @@ template <typename OpT> struct FoldAffineIntoProducer : OpRewritePattern<OpT> {
       std::optional<FoldedParams> folded = foldIntoProducer(producer, affine);
       if (!folded)
         continue;
-      rewriter.setInsertionPoint(producer);
-      Location loc = producer->getLoc();
-      Value w = g::ConstantOp::create(rewriter, loc, folded->weight);
-      Value b = g::ConstantOp::create(rewriter, loc, folded->bias);
-      rewriter.modifyOpInPlace(producer, [&] {
-        producer->setOperand(1, w);
-        producer->setOperand(2, b);
-        if (auto gemm = dyn_cast<g::GemmOp>(producer))
-          gemm.setBeta(APFloat(1.0f));
-      });
-      rewriter.replaceOp(op, producer->getResults());
+      replaceWithFolded(rewriter, op, producer, *folded);
       return success();
     }
     return rewriter.notifyMatchFailure(op, "not a per-channel affine map");
