@@ -258,6 +258,27 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Whether tiling dim `d` of `op` gives exact operand slices. Linalg sizes a
+/// slice from the indexing map at the tile's first index and extent, which is
+/// only right where `d` never appears under floordiv, ceildiv or mod (an NHWC
+/// im2col gather, say, reads rows `m floordiv OW` and columns `m mod OW`).
+bool isExactlyTileable(linalg::LinalgOp op, unsigned d) {
+  for (AffineMap map : op.getIndexingMapsArray())
+    for (AffineExpr result : map.getResults()) {
+      bool inexact = false;
+      result.walk([&](AffineExpr e) {
+        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+        if (bin && (e.getKind() == AffineExprKind::FloorDiv ||
+                    e.getKind() == AffineExprKind::CeilDiv ||
+                    e.getKind() == AffineExprKind::Mod))
+          inexact |= bin.getLHS().isFunctionOfDim(d);
+      });
+      if (inexact)
+        return false;
+    }
+  return true;
+}
+
 /// Wraps a large op in an scf.forall over its leading parallel dims, enough
 /// of them for a few iterations per thread.
 FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
@@ -281,7 +302,7 @@ FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
   constexpr int64_t kChunks = 64;
   int64_t chunks = 1;
   for (unsigned d = 0; d < iters.size() && chunks < kChunks; ++d) {
-    if (iters[d] != utils::IteratorType::parallel)
+    if (iters[d] != utils::IteratorType::parallel || !isExactlyTileable(op, d))
       break;
     int64_t need = llvm::divideCeil(kChunks, chunks);
     sizes[d] = std::max<int64_t>(ranges[d] / need, 1);

@@ -157,3 +157,22 @@ func.func @unpacked_b(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<2
   linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x64xf32>) outs(%c : memref<24x64xf32>)
   return
 }
+
+// -----
+
+// A gather indexed by `m floordiv 64` and `m mod 64` (an NHWC im2col) is
+// split for threads only along the batch dim: a block of m would read the
+// wrong input rows.
+// CHECK-LABEL: func.func @gather_rows
+//       CHECK: scf.forall (%{{.*}}) in (4)
+//   CHECK-NOT: scf.forall
+//       CHECK: linalg.generic
+//  CHECK-SAME: ins({{.*}} : memref<1x64x64x16xf32, strided
+//  CHECK-SAME: outs({{.*}} : memref<1x4096x16xf32, strided
+func.func @gather_rows(%a: memref<4x64x64x16xf32>, %c: memref<4x4096x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, m, k) -> (n, m floordiv 64, m mod 64, k)>, affine_map<(n, m, k) -> (n, m, k)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : memref<4x64x64x16xf32>) outs(%c : memref<4x4096x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
