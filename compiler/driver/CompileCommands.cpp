@@ -4,10 +4,13 @@
 #include "compiler/importer/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/pipeline/Registration.h"
+#include "compiler/pipeline/TargetBackend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -55,6 +58,23 @@ int runImport(const Args &args) {
   return 0;
 }
 
+/// Parses `--schedule tile_m=128,pack_row_bytes=0` into (key, value) pairs;
+/// the keys are checked against the target later.
+static bool
+parseSchedule(const std::string &text,
+              std::vector<std::pair<std::string, int64_t>> &schedule) {
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(text).split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    auto [key, value] = item.split('=');
+    int64_t n;
+    if (key.empty() || value.getAsInteger(10, n) || n < 0)
+      return false;
+    schedule.emplace_back(key.str(), n);
+  }
+  return !items.empty();
+}
+
 int runCompile(const Args &args) {
   CompileOptions options;
   std::string input;
@@ -81,7 +101,13 @@ int runCompile(const Args &args) {
       ok = value(options.asmPath);
     else if (a == "--layout")
       ok = value(options.convLayout);
-    else if (a == "--codegen-threads") {
+    else if (a == "--schedule") {
+      std::string text;
+      ok = value(text);
+      if (ok && !parseSchedule(text, options.targetOptions.schedule))
+        return fail("--schedule needs KEY=N[,KEY=N...] with N >= 0, not '" +
+                    text + "'");
+    } else if (a == "--codegen-threads") {
       std::string n;
       ok = value(n);
       if (ok && (n.empty() || n.size() > 3 ||
@@ -109,8 +135,14 @@ int runCompile(const Args &args) {
       options.convLayout != "nhwc")
     return fail("--layout must be nchw or nhwc");
   registerAllTargets();
-  if (!createTarget(options.target))
+  std::unique_ptr<TargetBackend> target = createTarget(options.target);
+  if (!target)
     return fail("unknown target '" + options.target + "' (see kiln targets)");
+  std::vector<std::string> keys = target->getScheduleKeys();
+  for (const auto &entry : options.targetOptions.schedule)
+    if (!llvm::is_contained(keys, entry.first))
+      return fail("unknown schedule key '" + entry.first + "' for target " +
+                  options.target + " (known: " + llvm::join(keys, ", ") + ")");
   auto ctx = makeContext();
   auto module = importOrFail(*ctx, input);
   if (failed(module))

@@ -14,7 +14,7 @@ static const char *kUsage =
     "  compile MODEL.onnx -o MODEL.so [--target NAME] [--cpu CPU]\n"
     "          [--features +f,-g] [-O0..3] [--header FILE] [--dump-ir]\n"
     "          [--emit-asm FILE] [--layout nchw|nhwc]\n"
-    "          [--codegen-threads N]\n"
+    "          [--codegen-threads N] [--schedule KEY=N,...]\n"
     "                       compile to a shared library and C header\n"
     "  run MODEL.so --input FILE... [--output FILE...]\n"
     "                       run a compiled model on .npy/.pb tensors\n"
@@ -36,6 +36,11 @@ int main(int argc, char **argv) {
   }
   std::string cmd = argv[1];
   Args args(argv + 2, argv + argc);
+  for (const std::string &a : args)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   if (cmd == "compile")
     return runCompile(args);
   if (cmd == "run")

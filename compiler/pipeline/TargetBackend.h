@@ -30,6 +30,9 @@ struct TargetOptions {
   std::string cpu;      // empty: the target's default
   std::string features; // extra LLVM features, "+avx2,-avx512f"
   unsigned optLevel = 3;
+  /// Schedule parameters from `--schedule key=value,...`, applied to every
+  /// op; names are those of getScheduleKeys().
+  std::vector<std::pair<std::string, int64_t>> schedule;
 };
 
 class TargetBackend {
@@ -48,6 +51,8 @@ public:
   /// Activation layout of convolutions, "nchw" or "nhwc" (see the
   /// kiln-convert-layout pass); `kiln compile --layout` overrides it.
   virtual llvm::StringRef getPreferredConvLayout() const { return "nchw"; }
+  /// Schedule parameters `--schedule` may set for this target.
+  virtual std::vector<std::string> getScheduleKeys() const { return {}; }
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;

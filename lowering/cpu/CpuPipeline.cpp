@@ -44,16 +44,18 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Tiles, register kernels and threads on buffers.
   if (options.tileAndVectorize) {
     addPipeline(
-        pm, llvm::formatv(
-                "func.func(kiln-cpu-tile-and-vectorize{{vector-bits={0} "
-                "tile-m={1} tile-n={2} tile-k={3} reg-m={4} reg-n={5} "
-                "reg-k={6} parallel={7} min-parallel-work={8}}),"
-                "canonicalize,cse,func.func(kiln-cpu-lower-vector),"
-                "canonicalize,cse",
-                options.vectorBits, options.tileM, options.tileN, options.tileK,
-                options.regM, options.regN, options.regK,
-                options.parallel ? "true" : "false", options.minParallelWork)
-                .str());
+        pm,
+        llvm::formatv("func.func(kiln-cpu-tile-and-vectorize{{vector-bits={0} "
+                      "tile-m={1} tile-n={2} tile-k={3} reg-m={4} reg-n={5} "
+                      "reg-k={6} parallel={7} min-parallel-work={8} "
+                      "pack-row-bytes={9}}),"
+                      "canonicalize,cse,func.func(kiln-cpu-lower-vector),"
+                      "canonicalize,cse",
+                      options.vectorBits, options.tileM, options.tileN,
+                      options.tileK, options.regM, options.regN, options.regK,
+                      options.parallel ? "true" : "false",
+                      options.minParallelWork, options.packRowBytes)
+            .str());
   }
   addPipeline(pm, "func.func(kiln-cpu-approximate-math)");
   addPipeline(pm, "kiln-cpu-parallel-to-runtime");

@@ -20,6 +20,9 @@ struct CpuScheduleOptions {
   int64_t regM = 0, regN = 0;
   /// K elements per innermost step (unroll of the FMA sequence).
   int64_t regK = 1;
+  /// Pack B micro-panels whose rows lie at least this many bytes apart;
+  /// 0 never packs.
+  int64_t packRowBytes = 8192;
   /// Split outer loops across kiln_rt's thread pool.
   bool parallel = true;
   /// Iteration-space size below which an op stays on one thread. Vectorized

@@ -18,10 +18,35 @@ std::string CpuTargetBackend::getDefaultCpu() const {
   return desc.defaultCpu;
 }
 
+/// The knobs of CpuScheduleOptions that `--schedule` may set, by the names
+/// a per-op `kiln.schedule` attribute uses.
+static std::vector<std::pair<std::string, int64_t CpuScheduleOptions::*>>
+scheduleFields() {
+  return {{"tile_m", &CpuScheduleOptions::tileM},
+          {"tile_n", &CpuScheduleOptions::tileN},
+          {"tile_k", &CpuScheduleOptions::tileK},
+          {"reg_m", &CpuScheduleOptions::regM},
+          {"reg_n", &CpuScheduleOptions::regN},
+          {"reg_k", &CpuScheduleOptions::regK},
+          {"pack_row_bytes", &CpuScheduleOptions::packRowBytes},
+          {"min_parallel_work", &CpuScheduleOptions::minParallelWork}};
+}
+
+std::vector<std::string> CpuTargetBackend::getScheduleKeys() const {
+  std::vector<std::string> keys;
+  for (const auto &field : scheduleFields())
+    keys.push_back(field.first);
+  return keys;
+}
+
 void CpuTargetBackend::buildLoweringPipeline(
     mlir::OpPassManager &pm, const TargetOptions &options) const {
   CpuScheduleOptions schedule;
   schedule.vectorBits = getVectorBits(options);
+  for (const auto &[key, value] : options.schedule)
+    for (const auto &field : scheduleFields())
+      if (field.first == key)
+        schedule.*field.second = value;
   buildCpuLoweringPipeline(pm, schedule);
 }
 

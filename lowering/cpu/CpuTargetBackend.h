@@ -45,6 +45,7 @@ public:
   unsigned getVectorBits(const TargetOptions &) const override {
     return desc.vectorBits;
   }
+  std::vector<std::string> getScheduleKeys() const override;
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const TargetOptions &options) const override;
   llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,

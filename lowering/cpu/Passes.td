@@ -59,7 +59,10 @@ def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp">
     Option<"parallel", "parallel", "bool", "true",
            "Emit scf.forall outer loops for threads">,
     Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
-           "Smallest iteration-space size worth splitting across threads">
+           "Smallest iteration-space size worth splitting across threads">,
+    Option<"packRowBytes", "pack-row-bytes", "int64_t", "8192",
+           "Pack B micro-panels whose rows are at least this many bytes "
+           "apart (0: never)">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::scf::SCFDialect",

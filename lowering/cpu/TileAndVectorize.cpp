@@ -41,6 +41,9 @@ constexpr llvm::StringLiteral kPackCopyAttr = "kiln.pack_copy";
 struct ContractionTiles {
   int64_t mc, nc, kc, mr, nr, kr;
   int64_t lanes; // elements per vector register
+  /// B micro-panels whose rows are this many bytes apart or more get packed;
+  /// 0 never packs.
+  int64_t packRowBytes;
 };
 
 bool isRowVectorizable(linalg::LinalgOp op);
@@ -48,7 +51,8 @@ void tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes);
 
 /// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
 /// with any of tile_m, tile_n, tile_k, reg_m, reg_n, reg_k (positive
-/// integers). This is where a tuned schedule for one op is written.
+/// integers) and pack_row_bytes (0 or more). This is where a tuned schedule
+/// for one op is written.
 ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
   auto schedule = op->getAttrOfType<DictionaryAttr>(kScheduleAttrName);
   if (!schedule)
@@ -64,6 +68,9 @@ ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
   set("reg_m", t.mr);
   set("reg_n", t.nr);
   set("reg_k", t.kr);
+  if (auto v = schedule.getAs<IntegerAttr>("pack_row_bytes"))
+    if (v.getInt() >= 0)
+      t.packRowBytes = v.getInt();
   return t;
 }
 
@@ -98,11 +105,6 @@ std::optional<unsigned> innermostIn(AffineMap map,
   return std::nullopt;
 }
 
-/// B rows at least this far apart get packed: measured on sgemm at one
-/// thread, packing takes N = 2048 (8 KiB rows) from 57 % to 65-68 % of
-/// peak, but costs N = 512 (2 KiB rows) 13 points and does not help 1024.
-constexpr int64_t kPackRowBytes = 8192;
-
 /// Copies the B micro-panel (kc x nr) that the register tiles of one N step
 /// share into a contiguous stack buffer before the M loop sweeps over it.
 /// In place, its rows are a full B row apart, so with a large power-of-two
@@ -128,7 +130,8 @@ void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
   if (viewType.getRank() != 2 ||
       failed(viewType.getStridesAndOffset(strides, offset)) ||
       strides[1] != 1 || ShapedType::isDynamic(strides[0]) ||
-      strides[0] * viewType.getElementTypeBitWidth() / 8 < kPackRowBytes)
+      t.packRowBytes <= 0 ||
+      strides[0] * viewType.getElementTypeBitWidth() / 8 < t.packRowBytes)
     return;
   Location loc = view.getLoc();
   rewriter.moveOpBefore(view, mLoop);
@@ -468,6 +471,10 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     t.kc = tileK > 0 ? tileK : 256;
     t.nc = tileN > 0 ? tileN : 8 * t.nr;
     t.mc = tileM > 0 ? tileM : 8 * t.mr;
+    // Measured on sgemm at one thread, packing takes N = 2048 (8 KiB rows)
+    // from 57 % to 65-68 % of peak, but costs N = 512 (2 KiB rows) 13 points
+    // and does not help 1024.
+    t.packRowBytes = packRowBytes;
     return t;
   }
 

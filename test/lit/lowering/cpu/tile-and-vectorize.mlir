@@ -160,6 +160,22 @@ func.func @unpacked_b(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<2
 
 // -----
 
+// A schedule's pack_row_bytes overrides the pass option: 256-byte rows are
+// packed at 256, and the 8 KiB rows of @packed_b are not at 0.
+// CHECK-LABEL: func.func @scheduled_packing
+//       CHECK: scf.forall (%{{.*}}) = (0) to (64)
+//  CHECK-NEXT:   memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
+//       CHECK: scf.forall (%{{.*}}) = (0) to (2048)
+//   CHECK-NOT: memref.alloca
+//       CHECK: return
+func.func @scheduled_packing(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<24x64xf32>, %b2: memref<16x2048xf32>, %c2: memref<24x2048xf32>) {
+  linalg.matmul {kiln.schedule = {pack_row_bytes = 256}} ins(%a, %b : memref<24x16xf32>, memref<16x64xf32>) outs(%c : memref<24x64xf32>)
+  linalg.matmul {kiln.schedule = {pack_row_bytes = 0}} ins(%a, %b2 : memref<24x16xf32>, memref<16x2048xf32>) outs(%c2 : memref<24x2048xf32>)
+  return
+}
+
+// -----
+
 // A gather indexed by `m floordiv 64` and `m mod 64` (an NHWC im2col) is
 // split for threads only along the batch dim: a block of m would read the
 // wrong input rows.
