@@ -18,6 +18,7 @@
 #include "lowering/cpu/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -324,19 +325,53 @@ FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
   return inner;
 }
 
+/// `map` with the loop dims whose bit is set in `fixed` replaced by 0: what
+/// a tile that runs those loops once reads, relative to its operand slice.
+AffineMap fixDims(AffineMap map, const llvm::SmallBitVector &fixed) {
+  MLIRContext *ctx = map.getContext();
+  SmallVector<AffineExpr> dims;
+  for (unsigned d = 0; d < map.getNumDims(); ++d)
+    dims.push_back(fixed.test(d) ? getAffineConstantExpr(0, ctx)
+                                 : getAffineDimExpr(d, ctx));
+  return simplifyAffineMap(
+      map.replaceDimsAndSymbols(dims, {}, map.getNumDims(), 0));
+}
+
+/// Whether an input map of `op` that is not a projected permutation reads
+/// rows: linear in the loops (no floordiv or mod, which tiling would size
+/// wrongly), and a projected permutation once the `outer` loops are fixed.
+bool isRowGather(linalg::LinalgOp op, AffineMap map,
+                 const llvm::SmallBitVector &outer) {
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (!isExactlyTileable(op, d))
+      return false;
+  return map.getNumSymbols() == 0 &&
+         fixDims(map, outer)
+             .isProjectedPermutation(/*allowZeroInResults=*/true);
+}
+
 /// Whether `op` is elementwise over static buffers with every operand either
 /// contiguous along the innermost loop or independent of it (a broadcast),
 /// so that rows of `lanes` elements vectorize into plain loads and stores.
+/// Inputs may also be read through sums of loops, as an im2col gather reads
+/// `x[c, oh + kh, ow + kw]`: once every loop but the innermost is split into
+/// single iterations, such a row is contiguous too.
 bool isRowVectorizable(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      !linalg::isElementwise(op) || op.hasDynamicShape() ||
-      !isa<linalg::GenericOp>(op.getOperation()))
+      op.getNumLoops() != op.getNumParallelLoops() || op.hasDynamicShape() ||
+      !isa<linalg::GenericOp>(op.getOperation()) ||
+      !linalg::hasOnlyScalarElementwiseOp(op->getRegion(0)))
     return false;
   unsigned inner = op.getNumLoops() - 1;
+  llvm::SmallBitVector outer(op.getNumLoops(), true);
+  outer.reset(inner);
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+    if (op.isDpsInit(&operand)
+            ? !map.isPermutation()
+            : !map.isProjectedPermutation(true) && !isRowGather(op, map, outer))
       return false;
+    map = fixDims(map, outer);
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type)
       continue; // a scalar
@@ -345,6 +380,9 @@ bool isRowVectorizable(linalg::LinalgOp op) {
     if (!map.isFunctionOfDim(inner))
       continue;
     auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (llvm::any_of(map.getResults().drop_back(),
+                     [&](AffineExpr e) { return e.isFunctionOfDim(inner); }))
+      return false;
     if (!last || last.getPosition() != inner)
       return false;
     int64_t offset;
@@ -380,6 +418,35 @@ void tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes) {
   if (!rows->loops.empty())
     rows->loops.back()->setAttr(kPeelAttr, rewriter.getUnitAttr());
   rows->tiledOps.front()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+}
+
+/// A row tile of a gather (see isRowVectorizable) still reads through sums
+/// of loops that now run once; with those loops fixed at 0 its maps are
+/// projected permutations, which the vectorizer turns into row reads.
+void fixUnitDimsOfGather(RewriterBase &rewriter, linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  llvm::SmallBitVector unit(ranges.size());
+  for (auto [d, r] : llvm::enumerate(ranges))
+    if (r == 1)
+      unit.set(d);
+  // Only the gathering maps change: the others, the output's among them,
+  // still give every loop its extent.
+  SmallVector<AffineMap> maps;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      map = fixDims(map, unit);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return;
+    maps.push_back(map);
+  }
+  rewriter.modifyOpInPlace(generic, [&] {
+    generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
 }
 
 /// Peels every loop marked for peeling, outermost first, so that all but the
@@ -554,6 +621,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       op->removeAttr(kRegisterTileAttr);
       if (!op.hasPureBufferSemantics() || op.hasDynamicShape())
         continue;
+      fixUnitDimsOfGather(rewriter, op);
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
           rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},

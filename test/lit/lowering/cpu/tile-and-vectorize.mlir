@@ -192,3 +192,34 @@ func.func @gather_rows(%a: memref<4x64x64x16xf32>, %c: memref<4x4096x16xf32>) {
   }
   return
 }
+
+// -----
+
+// An im2col gather reads x[c, oh + kh, ow + kw]: rows of ow are contiguous
+// once c, kh, kw and oh run one at a time, so it becomes vector rows too;
+// the row's read map drops the fixed loops.
+// CHECK-LABEL: func.func @gather_im2col
+//   CHECK-NOT: linalg.generic
+//       CHECK: %[[ROW:.*]] = vector.transfer_read {{.*}} : memref<1x1x8xf32, strided<[360, 20, 1], offset: ?>>, vector<1x1x1x1x8xf32>
+//       CHECK: vector.transfer_write %[[ROW]], {{.*}} : vector<1x1x1x1x8xf32>, memref<1x1x1x1x8xf32
+func.func @gather_im2col(%x: memref<4x18x20xf32>, %c: memref<4x3x3x16x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, kh, kw, oh, ow) -> (c, oh + kh, ow + kw)>, affine_map<(c, kh, kw, oh, ow) -> (c, kh, kw, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<4x18x20xf32>) outs(%c : memref<4x3x3x16x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// With stride 2 the row is not contiguous: scalar loops.
+// CHECK-LABEL: func.func @gather_strided
+//   CHECK-NOT: vector.transfer_read
+//       CHECK: linalg.generic
+func.func @gather_strided(%x: memref<4x18x40xf32>, %c: memref<4x3x3x8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(c, kh, kw, oh, ow) -> (c, oh * 2 + kh, ow * 2 + kw)>, affine_map<(c, kh, kw, oh, ow) -> (c, kh, kw, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<4x18x40xf32>) outs(%c : memref<4x3x3x8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
