@@ -64,7 +64,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
                   "convert-vector-to-scf{full-unroll=true},"
                   "lower-affine,convert-scf-to-cf,"
                   "expand-strided-metadata,lower-affine,"
-                  "convert-vector-to-llvm,convert-ub-to-llvm,"
+                  "convert-vector-to-llvm{reassociate-fp-reductions},convert-ub-to-llvm,"
                   "convert-math-to-llvm,convert-math-to-libm,"
                   "finalize-memref-to-llvm,convert-arith-to-llvm,"
                   "convert-index-to-llvm,convert-func-to-llvm,"

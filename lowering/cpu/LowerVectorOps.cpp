@@ -5,6 +5,10 @@
 // accumulator row and K step, the shape a hand-written micro-kernel has;
 // convert-vector-to-llvm's default (dot products) would reduce horizontally.
 //
+// The only multi-reductions are row tiles of reductions (innermost dim
+// reduced): one horizontal vector.reduction per row, which the LLVM
+// conversion may reassociate into a tree.
+//
 // Leading unit dims are not cast away: with those patterns in the set, an
 // M = 1 register tile (1 x nr) rewrites broadcasts back and forth forever,
 // and the transfer unit-dim patterns already leave 1-D transfers.
@@ -34,7 +38,7 @@ struct LowerVectorOpsPass : impl::LowerVectorOpsBase<LowerVectorOpsPass> {
           patterns, vector::VectorContractLowering::OuterProduct);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
       vector::populateVectorMultiReductionLoweringPatterns(
-          patterns, vector::VectorMultiReductionLowering::InnerParallel);
+          patterns, vector::VectorMultiReductionLowering::InnerReduction);
       vector::populateVectorTransposeLoweringPatterns(
           patterns, vector::VectorTransposeLowering::EltWise);
       vector::populateVectorBroadcastLoweringPatterns(patterns);

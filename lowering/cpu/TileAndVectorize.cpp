@@ -17,6 +17,7 @@
 
 #include "lowering/cpu/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -48,7 +49,7 @@ struct ContractionTiles {
 };
 
 bool isRowVectorizable(linalg::LinalgOp op);
-void tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes);
+scf::ForOp tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes);
 
 /// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
 /// with any of tile_m, tile_n, tile_k, reg_m, reg_n, reg_k (positive
@@ -401,23 +402,75 @@ bool isRowVectorizable(linalg::LinalgOp op) {
   return plain;
 }
 
+/// Whether `op` reduces rows: parallel loops, then reduction loops with the
+/// innermost contiguous in every input that reads it, combined by one
+/// reassociable op (add, mul, max, min). A row tile then reads `lanes`
+/// elements and folds them into the output with one horizontal reduction,
+/// instead of a chain of dependent scalar ops (a global average pool over
+/// 80x80 otherwise waits for 6400 adds in turn).
+bool isRowReduction(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() < 2 ||
+      op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
+      !isa<linalg::GenericOp>(op.getOperation()) ||
+      !linalg::hasOnlyScalarElementwiseOp(op->getRegion(0)))
+    return false;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  unsigned inner = iters.size() - 1;
+  if (iters[inner] != utils::IteratorType::reduction ||
+      !llvm::is_sorted(iters, [](utils::IteratorType a, utils::IteratorType b) {
+        return a == utils::IteratorType::parallel &&
+               b == utils::IteratorType::reduction;
+      }))
+    return false;
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1 ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MaxSIOp,
+           arith::MinSIOp>(combiners.front()))
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue; // a scalar
+    if (!isa<FloatType, IntegerType>(type.getElementType()))
+      return false;
+    if (!map.isFunctionOfDim(inner))
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    if (!last || last.getPosition() != inner ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return false;
+  }
+  return true;
+}
+
 /// Tiles an elementwise op into rows of `lanes` along its innermost loop
 /// (every other loop one at a time) and marks the row for vectorization; the
 /// row loop is peeled so the remainder is a static, shorter row.
-void tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes) {
+scf::ForOp tileRows(RewriterBase &rewriter, linalg::LinalgOp op,
+                    int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.back() < lanes / 2)
-    return;
+    return nullptr;
   SmallVector<int64_t> sizes(ranges.size(), 1);
   sizes.back() = std::min(lanes, ranges.back());
   FailureOr<scf::SCFTilingResult> rows =
       tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
              scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(rows))
-    return;
-  if (!rows->loops.empty())
-    rows->loops.back()->setAttr(kPeelAttr, rewriter.getUnitAttr());
+    return nullptr;
   rows->tiledOps.front()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  if (rows->loops.empty())
+    return nullptr;
+  rows->loops.back()->setAttr(kPeelAttr, rewriter.getUnitAttr());
+  return dyn_cast<scf::ForOp>(rows->loops.back().getOperation());
 }
 
 /// A row tile of a gather (see isRowVectorizable) still reads through sums
@@ -580,8 +633,13 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
         if (succeeded(inner))
           cur = *inner;
       }
-      if (isRowVectorizable(cur))
+      if (isRowVectorizable(cur)) {
         tileRows(rewriter, cur, lanes());
+      } else if (isRowReduction(cur)) {
+        // The output element stays in a register across the row loop.
+        if (scf::ForOp rowLoop = tileRows(rewriter, cur, lanes()))
+          rowLoop->setAttr(kAccumulateAttr, rewriter.getUnitAttr());
+      }
     }
 
     peelMarkedLoops(rewriter, func);

@@ -30,3 +30,15 @@ func.func @tile_1x16(%a: vector<1x1xf32>, %b: vector<1x16xf32>, %acc: vector<1x1
   %0 = vector.contract {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %acc : vector<1x1xf32>, vector<1x16xf32> into vector<1x16xf32>
   return %0 : vector<1x16xf32>
 }
+
+// -----
+
+// A row tile of a reduction folds its row with one horizontal reduction
+// that takes the output element as its accumulator.
+// CHECK-LABEL: func.func @row_reduction
+//       CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<8xf32> into f32
+//   CHECK-NOT: vector.multi_reduction
+func.func @row_reduction(%v: vector<1x1x1x8xf32>, %acc: vector<1x1xf32>) -> vector<1x1xf32> {
+  %r = vector.multi_reduction <add>, %v, %acc [2, 3] : vector<1x1x1x8xf32> to vector<1x1xf32>
+  return %r : vector<1x1xf32>
+}

@@ -223,3 +223,42 @@ func.func @gather_strided(%x: memref<4x18x40xf32>, %c: memref<4x3x3x8x16xf32>) {
   }
   return
 }
+
+// -----
+
+// A sum over the innermost loops (a global average pool) reads rows of 8
+// and folds each into the output element with one horizontal reduction; the
+// element stays in a register across the row loop, whose 4-wide remainder
+// is peeled.
+// CHECK-LABEL: func.func @row_sum
+//       CHECK: scf.for
+//       CHECK:   scf.for
+//       CHECK:     %[[ACC:.*]] = vector.transfer_read %{{.*}} : memref<1x1xf32, strided<[64, 1], offset: ?>>, vector<1x1xf32>
+//       CHECK:     %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+//       CHECK:       %[[ROW:.*]] = vector.transfer_read {{.*}} vector<1x1x1x8xf32>
+//       CHECK:       vector.multi_reduction <add>, %[[ROW]], %[[A]] [2, 3] : vector<1x1x1x8xf32> to vector<1x1xf32>
+//       CHECK:     vector.transfer_write %[[SUM]]
+//       CHECK:     vector.multi_reduction <add>, {{.*}} : vector<1x1x1x4xf32> to vector<1x1xf32>
+func.func @row_sum(%x: memref<1x64x20x20xf32>, %o: memref<1x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : memref<1x64x20x20xf32>) outs(%o : memref<1x64xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A reduction over a non-innermost loop stays scalar.
+// CHECK-LABEL: func.func @column_sum
+//   CHECK-NOT: vector.multi_reduction
+//       CHECK: linalg.generic
+func.func @column_sum(%x: memref<64x256xf32>, %o: memref<256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<64x256xf32>) outs(%o : memref<256xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %s = arith.addf %v, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
