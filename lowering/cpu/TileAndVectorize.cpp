@@ -284,6 +284,18 @@ bool isExactlyTileable(linalg::LinalgOp op, unsigned d) {
   return true;
 }
 
+/// The iteration count of `op`, or INT64_MAX when a loop is dynamic.
+int64_t staticWork(linalg::LinalgOp op) {
+  uint64_t work = 1;
+  for (int64_t r : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(r))
+      return std::numeric_limits<int64_t>::max();
+    work = llvm::SaturatingMultiply(work, static_cast<uint64_t>(r));
+  }
+  return static_cast<int64_t>(
+      std::min<uint64_t>(work, std::numeric_limits<int64_t>::max()));
+}
+
 /// Wraps a large op in an scf.forall over its leading parallel dims, enough
 /// of them for a few iterations per thread.
 FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
@@ -622,9 +634,14 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       // Ops already inside a parallel loop (a blocked convolution's) get
       // their register tiles but no threads of their own.
       bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
+      // A contraction's iteration is a multiply-add, one vector lane of an
+      // FMA: it takes `lanes` of them to weigh as much as an elementwise
+      // op's iteration (a load and a store) in the threshold for threads.
       if (linalg::isaContractionOpInterface(op) &&
-          succeeded(tileContraction(rewriter, op, applySchedule(t, op),
-                                    parallel && !nested)))
+          succeeded(
+              tileContraction(rewriter, op, applySchedule(t, op),
+                              parallel && !nested &&
+                                  staticWork(op) >= minParallelWork * lanes())))
         continue;
       linalg::LinalgOp cur = op;
       if (parallel && !nested) {

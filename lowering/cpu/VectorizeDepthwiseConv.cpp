@@ -274,8 +274,11 @@ struct VectorizeDepthwiseConvPass
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
       int64_t work = s->n * s->c * s->oh * s->ow * s->kh * s->kw;
-      // Inside an existing forall the op already runs on some thread.
-      bool threads = parallel && s->n * s->c >= 2 && work >= minParallelWork &&
+      // A multiply-add is one lane of an FMA: `vl` of them weigh as much as
+      // an elementwise op's iteration in the threshold for threads. Inside
+      // an existing forall the op already runs on some thread.
+      bool threads = parallel && s->n * s->c >= 2 &&
+                     work >= minParallelWork * vl &&
                      !op->getParentOfType<scf::ForallOp>();
       Value n, c;
       if (threads) {
