@@ -44,31 +44,33 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Tiles, register kernels and threads on buffers.
   if (options.tileAndVectorize) {
     addPipeline(
-        pm,
-        llvm::formatv("func.func(kiln-cpu-tile-and-vectorize{{vector-bits={0} "
-                      "tile-m={1} tile-n={2} tile-k={3} reg-m={4} reg-n={5} "
-                      "reg-k={6} parallel={7} min-parallel-work={8} "
-                      "pack-row-bytes={9}}),"
-                      "canonicalize,cse,func.func(kiln-cpu-lower-vector),"
-                      "canonicalize,cse",
-                      options.vectorBits, options.tileM, options.tileN,
-                      options.tileK, options.regM, options.regN, options.regK,
-                      options.parallel ? "true" : "false",
-                      options.minParallelWork, options.packRowBytes)
-            .str());
+        pm, llvm::formatv(
+                "func.func(kiln-cpu-tile-and-vectorize{{vector-bits={0} "
+                "tile-m={1} tile-n={2} tile-k={3} reg-m={4} reg-n={5} "
+                "reg-k={6} parallel={7} min-parallel-work={8} "
+                "pack-row-bytes={9} pack-a-row-bytes={10}}),"
+                "canonicalize,cse,func.func(kiln-cpu-lower-vector),"
+                "canonicalize,cse",
+                options.vectorBits, options.tileM, options.tileN, options.tileK,
+                options.regM, options.regN, options.regK,
+                options.parallel ? "true" : "false", options.minParallelWork,
+                options.packRowBytes, options.packARowBytes)
+                .str());
   }
   addPipeline(pm, "func.func(kiln-cpu-approximate-math)");
   addPipeline(pm, "kiln-cpu-parallel-to-runtime");
   // Loops, then LLVM.
-  addPipeline(pm, "func.func(convert-linalg-to-loops),"
-                  "convert-vector-to-scf{full-unroll=true},"
-                  "lower-affine,convert-scf-to-cf,"
-                  "expand-strided-metadata,lower-affine,"
-                  "convert-vector-to-llvm{reassociate-fp-reductions},convert-ub-to-llvm,"
-                  "convert-math-to-llvm,convert-math-to-libm,"
-                  "finalize-memref-to-llvm,convert-arith-to-llvm,"
-                  "convert-index-to-llvm,convert-func-to-llvm,"
-                  "convert-cf-to-llvm,reconcile-unrealized-casts");
+  addPipeline(
+      pm,
+      "func.func(convert-linalg-to-loops),"
+      "convert-vector-to-scf{full-unroll=true},"
+      "lower-affine,convert-scf-to-cf,"
+      "expand-strided-metadata,lower-affine,"
+      "convert-vector-to-llvm{reassociate-fp-reductions},convert-ub-to-llvm,"
+      "convert-math-to-llvm,convert-math-to-libm,"
+      "finalize-memref-to-llvm,convert-arith-to-llvm,"
+      "convert-index-to-llvm,convert-func-to-llvm,"
+      "convert-cf-to-llvm,reconcile-unrealized-casts");
 }
 
 } // namespace kiln

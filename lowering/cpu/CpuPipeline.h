@@ -23,6 +23,8 @@ struct CpuScheduleOptions {
   /// Pack B micro-panels whose rows lie at least this many bytes apart;
   /// 0 never packs.
   int64_t packRowBytes = 8192;
+  /// The same for A blocks (mc x kc).
+  int64_t packARowBytes = 0;
   /// Split outer loops across kiln_rt's thread pool.
   bool parallel = true;
   /// Iteration-space size below which an op stays on one thread. Vectorized

@@ -29,6 +29,7 @@ scheduleFields() {
           {"reg_n", &CpuScheduleOptions::regN},
           {"reg_k", &CpuScheduleOptions::regK},
           {"pack_row_bytes", &CpuScheduleOptions::packRowBytes},
+          {"pack_a_row_bytes", &CpuScheduleOptions::packARowBytes},
           {"min_parallel_work", &CpuScheduleOptions::minParallelWork}};
 }
 

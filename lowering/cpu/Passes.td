@@ -62,7 +62,10 @@ def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp">
            "Smallest iteration-space size worth splitting across threads">,
     Option<"packRowBytes", "pack-row-bytes", "int64_t", "8192",
            "Pack B micro-panels whose rows are at least this many bytes "
-           "apart (0: never)">
+           "apart (0: never)">,
+    Option<"packARowBytes", "pack-a-row-bytes", "int64_t", "0",
+           "Pack A blocks whose rows are at least this many bytes apart "
+           "(0: never)">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::scf::SCFDialect",

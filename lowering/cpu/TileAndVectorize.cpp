@@ -46,6 +46,8 @@ struct ContractionTiles {
   /// B micro-panels whose rows are this many bytes apart or more get packed;
   /// 0 never packs.
   int64_t packRowBytes;
+  /// The same for A blocks.
+  int64_t packARowBytes;
 };
 
 bool isRowVectorizable(linalg::LinalgOp op);
@@ -73,6 +75,9 @@ ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
   if (auto v = schedule.getAs<IntegerAttr>("pack_row_bytes"))
     if (v.getInt() >= 0)
       t.packRowBytes = v.getInt();
+  if (auto v = schedule.getAs<IntegerAttr>("pack_a_row_bytes"))
+    if (v.getInt() >= 0)
+      t.packARowBytes = v.getInt();
   return t;
 }
 
@@ -107,6 +112,59 @@ std::optional<unsigned> innermostIn(AffineMap map,
   return std::nullopt;
 }
 
+/// Whether the 2-D subview feeding `operand` has unit inner stride and rows
+/// at least `minRowBytes` apart (0: never).
+memref::SubViewOp packableView(OpOperand *operand, int64_t minRowBytes) {
+  auto view = operand->get().getDefiningOp<memref::SubViewOp>();
+  if (!view || minRowBytes <= 0)
+    return nullptr;
+  MemRefType viewType = view.getType();
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (viewType.getRank() != 2 ||
+      failed(viewType.getStridesAndOffset(strides, offset)) ||
+      strides[1] != 1 || ShapedType::isDynamic(strides[0]) ||
+      strides[0] * viewType.getElementTypeBitWidth() / 8 < minRowBytes)
+    return nullptr;
+  return view;
+}
+
+/// Copies the subview feeding `operand` of `tile` into a stack buffer of
+/// `bufferShape` (the largest the view can be) right before `before`, and
+/// makes `tile` read the copy.
+void packOperand(RewriterBase &rewriter, linalg::LinalgOp tile,
+                 OpOperand *operand, Operation *before,
+                 ArrayRef<int64_t> bufferShape) {
+  auto view = operand->get().getDefiningOp<memref::SubViewOp>();
+  Location loc = view.getLoc();
+  // One buffer per thread: at the start of the parallel loop's body, which
+  // kiln-cpu-parallel-to-runtime allocates once per worker call, or of the
+  // function. An alloca inside a loop would grow the stack each step.
+  Block *home = &before->getParentOfType<func::FuncOp>().getBody().front();
+  if (auto forall = before->getParentOfType<scf::ForallOp>())
+    home = forall.getBody();
+  rewriter.setInsertionPointToStart(home);
+  auto bufferType =
+      MemRefType::get(bufferShape, view.getType().getElementType());
+  Value buffer = memref::AllocaOp::create(
+      rewriter, loc, bufferType, /*alignment=*/rewriter.getI64IntegerAttr(64));
+  rewriter.setInsertionPoint(before);
+  SmallVector<OpFoldResult> sizes = view.getMixedSizes();
+  Value packed = memref::SubViewOp::create(
+      rewriter, loc, buffer,
+      SmallVector<OpFoldResult>(2, rewriter.getIndexAttr(0)), sizes,
+      SmallVector<OpFoldResult>(2, rewriter.getIndexAttr(1)));
+  auto copy = linalg::CopyOp::create(rewriter, loc, view.getResult(), packed);
+  rewriter.modifyOpInPlace(tile, [&] { operand->set(packed); });
+  // The copy is one more elementwise op: rows of vectors.
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, copy);
+  // The copy becomes vector rows once canonicalization has made its K
+  // extent static.
+  if (succeeded(generic))
+    (*generic)->setAttr(kPackCopyAttr, rewriter.getUnitAttr());
+}
+
 /// Copies the B micro-panel (kc x nr) that the register tiles of one N step
 /// share into a contiguous stack buffer before the M loop sweeps over it.
 /// In place, its rows are a full B row apart, so with a large power-of-two
@@ -121,47 +179,33 @@ void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
   if (!lb || !ub || !step || (*ub - *lb) / *step < 4)
     return;
   OpOperand *bOperand = tile.getDpsInputOperand(1);
-  auto view = bOperand->get().getDefiningOp<memref::SubViewOp>();
+  memref::SubViewOp view = packableView(bOperand, t.packRowBytes);
   if (!view || view->getParentOp() != mLoop.getOperation() ||
       !llvm::all_of(view->getOperands(),
                     [&](Value v) { return mLoop.isDefinedOutsideOfLoop(v); }))
     return;
-  MemRefType viewType = view.getType();
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  if (viewType.getRank() != 2 ||
-      failed(viewType.getStridesAndOffset(strides, offset)) ||
-      strides[1] != 1 || ShapedType::isDynamic(strides[0]) ||
-      t.packRowBytes <= 0 ||
-      strides[0] * viewType.getElementTypeBitWidth() / 8 < t.packRowBytes)
-    return;
-  Location loc = view.getLoc();
   rewriter.moveOpBefore(view, mLoop);
-  // One buffer per thread: at the start of the parallel loop's body, which
-  // kiln-cpu-parallel-to-runtime allocates once per worker call, or of the
-  // function. An alloca inside the N loop would grow the stack each step.
-  Block *home = &mLoop->getParentOfType<func::FuncOp>().getBody().front();
-  if (auto forall = mLoop->getParentOfType<scf::ForallOp>())
-    home = forall.getBody();
-  rewriter.setInsertionPointToStart(home);
-  auto bufferType = MemRefType::get({t.kc, t.nr}, viewType.getElementType());
-  Value buffer = memref::AllocaOp::create(
-      rewriter, loc, bufferType, /*alignment=*/rewriter.getI64IntegerAttr(64));
-  rewriter.setInsertionPoint(mLoop);
-  SmallVector<OpFoldResult> sizes = view.getMixedSizes();
-  Value packed = memref::SubViewOp::create(
-      rewriter, loc, buffer,
-      SmallVector<OpFoldResult>(2, rewriter.getIndexAttr(0)), sizes,
-      SmallVector<OpFoldResult>(2, rewriter.getIndexAttr(1)));
-  auto copy = linalg::CopyOp::create(rewriter, loc, view.getResult(), packed);
-  rewriter.modifyOpInPlace(tile, [&] { bOperand->set(packed); });
-  // The copy is one more elementwise op: rows of vectors.
-  FailureOr<linalg::GenericOp> generic =
-      linalg::generalizeNamedOp(rewriter, copy);
-  // The copy becomes vector rows once canonicalization has made its K
-  // extent static.
-  if (succeeded(generic))
-    (*generic)->setAttr(kPackCopyAttr, rewriter.getUnitAttr());
+  packOperand(rewriter, tile, bOperand, mLoop, {t.kc, t.nr});
+}
+
+/// Copies the A block (mc x kc) of one K step into a contiguous stack
+/// buffer before the N loop sweeps over it. In place, the mr rows a register
+/// tile broadcasts from are a full A row apart; with a large power-of-two
+/// row stride they share a few cache sets with B's panel and get evicted
+/// between k steps. Only worth it when several N tiles reuse the block.
+void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
+               const ContractionTiles &t, unsigned mDim, unsigned nDim) {
+  SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+  if (!ShapedType::isDynamic(ranges[nDim]) && ranges[nDim] < 2 * t.nr)
+    return;
+  OpOperand *aOperand = tile.getDpsInputOperand(0);
+  AffineMap aMap = tile.getMatchingIndexingMap(aOperand);
+  if (aMap.getNumResults() != 2 || !aMap.getResult(0).isFunctionOfDim(mDim))
+    return;
+  memref::SubViewOp view = packableView(aOperand, t.packARowBytes);
+  if (!view || view->getBlock() != tile->getBlock())
+    return;
+  packOperand(rewriter, tile, aOperand, tile, {t.mc, t.kc});
 }
 
 /// Tiles a static float contraction as described in the file comment.
@@ -225,6 +269,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(l2))
     return failure();
   cur = l2->tiledOps.front();
+  packBlock(rewriter, cast<linalg::LinalgOp>(cur), t, *mDim, nDim);
 
   // Level 3: register tile, N loop outside M so B's panel is reused.
   SmallVector<int64_t> reg(numLoops, 0);
@@ -607,6 +652,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     // from 57 % to 65-68 % of peak, but costs N = 512 (2 KiB rows) 13 points
     // and does not help 1024.
     t.packRowBytes = packRowBytes;
+    t.packARowBytes = packARowBytes;
     return t;
   }
 

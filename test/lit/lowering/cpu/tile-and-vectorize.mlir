@@ -176,6 +176,24 @@ func.func @scheduled_packing(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: m
 
 // -----
 
+// With pack_a_row_bytes, each K step copies its A block (mc x kc) into a
+// stack buffer before the N loop; the register tiles read the copy.
+// CHECK-LABEL: func.func @packed_a
+//       CHECK: %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<24x64xf32>
+//       CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64
+//       CHECK:   memref.subview %[[BUF]]
+//       CHECK:   vector.transfer_write {{.*}} : vector<1x8xf32>, memref<1x8xf32, strided<[64, 1], offset: ?>>
+//       CHECK:   scf.for %{{.*}} = %c0 to %c32 step %c16
+//       CHECK:     scf.for %{{.*}} = %c0 to %c24 step %c6
+//       CHECK:       memref.subview %[[BUF]]
+//       CHECK:       vector.contract
+func.func @packed_a(%a: memref<24x128xf32>, %b: memref<128x64xf32>, %c: memref<24x64xf32>) {
+  linalg.matmul {kiln.schedule = {pack_a_row_bytes = 512}} ins(%a, %b : memref<24x128xf32>, memref<128x64xf32>) outs(%c : memref<24x64xf32>)
+  return
+}
+
+// -----
+
 // A gather indexed by `m floordiv 64` and `m mod 64` (an NHWC im2col) is
 // split for threads only along the batch dim: a block of m would read the
 // wrong input rows.
