@@ -160,6 +160,93 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
   return success();
 }
 
+/// Whether `map` reads element (i, j, ...) of a `shape` operand at
+/// iteration (i, j, ...): the identity, except that unit dims may read 0.
+bool isIdentityOnShape(AffineMap map, ArrayRef<int64_t> shape) {
+  if (map.getNumResults() != shape.size() || map.getNumDims() != shape.size())
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!(d && d.getPosition() == i) &&
+        !(c && c.getValue() == 0 && shape[i] == 1))
+      return false;
+  }
+  return true;
+}
+
+/// The elementwise op that is `conv`'s only user, when it can run on each
+/// output block as soon as the block is computed: every operand has the
+/// output's type and an identity map, the convolution is read once, the
+/// body ignores the init, and the other inputs exist before the
+/// convolution. An activation or residual add then costs no extra pass over
+/// the output.
+linalg::GenericOp findBlockEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  Value y = conv->getResult(0);
+  if (!y.hasOneUse())
+    return nullptr;
+  auto epilogue = dyn_cast<linalg::GenericOp>(*y.getUsers().begin());
+  if (!epilogue || epilogue.getNumDpsInits() != 1 ||
+      epilogue->getNumResults() != 1 ||
+      epilogue.getNumLoops() != epilogue.getNumParallelLoops() ||
+      epilogue->getResult(0).getType() != y.getType() ||
+      epilogue.payloadUsesValueFromOperand(epilogue.getDpsInitOperand(0)))
+    return nullptr;
+  int uses = 0;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    if (operand.get().getType() != y.getType() ||
+        !isIdentityOnShape(epilogue.getMatchingIndexingMap(&operand),
+                           cast<RankedTensorType>(y.getType()).getShape()))
+      return nullptr;
+    if (operand.get() == y) {
+      if (epilogue.isDpsInit(&operand))
+        return nullptr;
+      ++uses;
+      continue;
+    }
+    if (epilogue.isDpsInit(&operand))
+      continue;
+    Operation *def = operand.get().getDefiningOp();
+    if (def &&
+        (def->getBlock() != conv->getBlock() || !def->isBeforeInBlock(conv)))
+      return nullptr;
+  }
+  return uses == 1 ? epilogue : nullptr;
+}
+
+/// `epilogue` on one output block of `conv`: `block` (1 x F x rows x OW,
+/// rows from `row0 + local`) for the convolution's result, the same rows of
+/// the other inputs, written in place into `block`.
+Value applyBlockEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
+                         linalg::Conv2DNchwFchwOp conv, Value block, Value row0,
+                         Value local) {
+  auto blockType = cast<RankedTensorType>(block.getType());
+  AffineExpr d0, d1;
+  bindDims(b.getContext(), d0, d1);
+  Value row = affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(2, 0, d0 + d1), ValueRange{row0, local});
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       row, b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : blockType.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
+  // The other inputs' rows first: they must dominate the clone.
+  SmallVector<Value> operands;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    Value v = operand.get();
+    if (v == conv->getResult(0) || epilogue.isDpsInit(&operand))
+      operands.push_back(block);
+    else
+      operands.push_back(tensor::ExtractSliceOp::create(b, loc, blockType, v,
+                                                        offsets, sizes, unit));
+  }
+  Operation *clone = b.clone(*epilogue.getOperation());
+  clone->setOperands(operands);
+  clone->getResult(0).setType(blockType);
+  return clone->getResult(0);
+}
+
 /// Rewrites a large batch-1 NCHW convolution as im2col blocks: each block of
 /// `rows` output rows gathers its columns into a per-chunk scratch tile that
 /// stays in L2 and multiplies it right away, instead of writing a whole
@@ -205,6 +292,8 @@ LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
     out = cast<DestinationStyleOpInterface>(init).getDpsInits()[0];
   else
     init = nullptr;
+
+  linalg::GenericOp epilogue = findBlockEpilogue(conv);
 
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
@@ -304,6 +393,9 @@ LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
                   ValueRange{block2});
               Value result = tensor::ExpandShapeOp::create(
                   lb, ll, blockType, contraction->getResult(0), outRe);
+              if (epilogue)
+                result = applyBlockEpilogue(lb, ll, epilogue, conv, result,
+                                            row0, local);
               Value updated = tensor::InsertSliceOp::create(
                   lb, ll, result, iter[0], blockOffsets, blockSizes, unit);
               scf::YieldOp::create(lb, ll, ValueRange{updated, colsTile});
@@ -318,7 +410,12 @@ LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
       });
   if (Attribute schedule = conv->getAttr(kScheduleAttrName))
     contraction->setAttr(kScheduleAttrName, schedule);
-  rewriter.replaceOp(conv, forall.getResult(0));
+  if (epilogue) {
+    rewriter.replaceOp(epilogue, forall.getResult(0));
+    rewriter.eraseOp(conv);
+  } else {
+    rewriter.replaceOp(conv, forall.getResult(0));
+  }
   if (init)
     rewriter.eraseOp(init);
   return success();

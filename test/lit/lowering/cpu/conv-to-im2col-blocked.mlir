@@ -57,3 +57,63 @@ func.func @small(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %r : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// The convolution's only user, an elementwise op over its output (here a
+// residual add and ReLU), runs on each block right after the block's
+// matmul: the residual's rows of the block are sliced at the block's
+// absolute row, and the result overwrites the block.
+//   CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0 + d1)>
+// CHECK-LABEL: func.func @block_epilogue
+//  CHECK-SAME: (%{{.*}}: tensor<1x4x34x34xf32>, %{{.*}}: tensor<8x4x3x3xf32>, %[[RES:.*]]: tensor<1x8x32x32xf32>)
+//       CHECK: scf.forall
+//       CHECK:   scf.for
+//       CHECK:     %[[MM:.*]] = linalg.matmul
+//       CHECK:     %[[BLOCK:.*]] = tensor.expand_shape %[[MM]]
+//       CHECK:     %[[R:.*]] = affine.apply #[[ROW]]
+//       CHECK:     %[[RS:.*]] = tensor.extract_slice %[[RES]][0, 0, %[[R]], 0] [1, 8, 4, 32] [1, 1, 1, 1]
+//       CHECK:     %[[E:.*]] = linalg.generic {{.*}} ins(%[[BLOCK]], %[[RS]] : {{.*}}) outs(%[[BLOCK]] : tensor<1x8x4x32xf32>)
+//       CHECK:       arith.addf
+//       CHECK:       arith.maximumf
+//       CHECK:     tensor.insert_slice %[[E]]
+//   CHECK-NOT: linalg.generic
+//       CHECK: return
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#unit = affine_map<(n, c, h, w) -> (0, c, h, w)>
+func.func @block_epilogue(%x: tensor<1x4x34x34xf32>, %w: tensor<8x4x3x3xf32>, %r: tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x32x32xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x34x34xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  %a = linalg.generic {indexing_maps = [#unit, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %r : tensor<1x8x32x32xf32>, tensor<1x8x32x32xf32>) outs(%e : tensor<1x8x32x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.addf %p, %q : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x32x32xf32>
+  return %a : tensor<1x8x32x32xf32>
+}
+
+// -----
+
+// A convolution result with two users stays whole: its elementwise user
+// runs after the blocked loop.
+// CHECK-LABEL: func.func @shared_result
+//       CHECK: scf.forall
+//   CHECK-NOT: arith.maximumf
+//       CHECK: scf.forall.in_parallel
+//       CHECK: arith.maximumf
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @shared_result(%x: tensor<1x4x34x34xf32>, %w: tensor<8x4x3x3xf32>) -> (tensor<1x8x32x32xf32>, tensor<1x8x32x32xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x32x32xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x34x34xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : tensor<1x8x32x32xf32>) outs(%e : tensor<1x8x32x32xf32>) {
+  ^bb0(%p: f32, %out: f32):
+    %m = arith.maximumf %p, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x32x32xf32>
+  return %a, %y : tensor<1x8x32x32xf32>, tensor<1x8x32x32xf32>
+}
