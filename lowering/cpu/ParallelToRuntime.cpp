@@ -12,6 +12,11 @@
 //     loads, then scf.for %l = begin to end { %i, %j = delinearize(%l); body }
 //   }
 //
+// Serial loop nests at the top of a function are outlined the same way
+// (@f_ser0, called directly and marked no_inline), so that no function
+// holds the whole model when LLVM code generation splits the module by
+// function across threads.
+//
 // The runtime symbol is an extern_weak reference, so a model loaded where
 // kiln_rt's symbols are not global still runs, serially. Memrefs cross the
 // struct as their LLVM descriptors through unrealized casts that
@@ -100,8 +105,11 @@ LLVM::LLVMFuncOp getOrDeclareRuntime(ModuleOp module) {
   return fn;
 }
 
+constexpr llvm::StringLiteral kSerialAttr = "kiln.serial";
+
 LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
                       unsigned index) {
+  bool serial = forall->hasAttr(kSerialAttr);
   if (!forall.getOutputs().empty())
     return failure();
   auto parent = forall->getParentOfType<func::FuncOp>();
@@ -140,9 +148,15 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
   // The outlined body.
   OpBuilder mb(ctx);
   mb.setInsertionPointAfter(parent);
-  std::string name = (parent.getName() + "_par" + llvm::Twine(index)).str();
+  std::string name =
+      (parent.getName() + (serial ? "_ser" : "_par") + llvm::Twine(index))
+          .str();
   auto fn = func::FuncOp::create(mb, loc, name, bodyType);
   fn.setPrivate();
+  // A serial body has one direct call; inlined, it would be back where it
+  // came from.
+  if (serial)
+    fn->setAttr("no_inline", mb.getUnitAttr());
   Block *entry = fn.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   IRMapping map;
@@ -216,6 +230,13 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
     LLVM::StoreOp::create(cb, loc, toField(cb, loc, v, fields[i]), gep);
   }
   IRMapping identity;
+  if (serial) {
+    Value zero = arith::ConstantIntOp::create(cb, loc, 0, 64);
+    Value one = arith::ConstantIntOp::create(cb, loc, 1, 64);
+    func::CallOp::create(cb, loc, fn, ValueRange{zero, one, buffer});
+    forall.erase();
+    return success();
+  }
   Value total = arith::ConstantIndexOp::create(cb, loc, 1);
   for (Value c : tripCounts(cb, loc, forall, identity))
     total = arith::MulIOp::create(cb, loc, total, c);
@@ -250,6 +271,25 @@ struct ParallelToRuntimePass
     ModuleOp module = getOperation();
     LLVMTypeConverter converter(&getContext());
     IRRewriter rewriter(&getContext());
+
+    // Serial loop nests of the model function become functions of their
+    // own too: LLVM code generation is split across threads by function,
+    // and one large function compiles on one thread (see ObjectEmission).
+    SmallVector<Operation *> serial;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        for (Operation &op : func.getBody().front())
+          if (isa<scf::ForOp, linalg::LinalgOp>(op) && op.getNumResults() == 0)
+            serial.push_back(&op);
+    for (Operation *op : serial) {
+      rewriter.setInsertionPoint(op);
+      auto wrapper = scf::ForallOp::create(
+          rewriter, op->getLoc(),
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, ValueRange{},
+          std::nullopt);
+      wrapper->setAttr(kSerialAttr, rewriter.getUnitAttr());
+      rewriter.moveOpBefore(op, wrapper.getBody()->getTerminator());
+    }
 
     // Inner foralls run serially inside their outer one.
     SmallVector<scf::ForallOp> inner, outer;

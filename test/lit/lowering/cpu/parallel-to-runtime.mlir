@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --kiln-cpu-parallel-to-runtime | FileCheck %s
+// RUN: kiln-opt %s --kiln-cpu-parallel-to-runtime -split-input-file | FileCheck %s
 
 // The forall body is outlined into @f_par0(begin, end, data); the captured
 // memref and scalar travel through a stack struct.
@@ -26,4 +26,32 @@ func.func @f(%m: memref<?xf32>, %x: f32, %n: index) {
     memref.store %x, %m[%i] : memref<?xf32>
   }
   return
+}
+
+// -----
+
+// A serial loop nest of the model function becomes a function of its own,
+// called directly and kept out of line, so that code generation can spread
+// the model over threads. A loop whose results are used stays in place.
+// CHECK-LABEL: func.func @serial(
+//       CHECK:   %[[R:.*]] = scf.for
+//       CHECK:   call @serial_ser0(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, !llvm.ptr) -> ()
+//   CHECK-NOT:   kiln_rt_parallel_for
+//       CHECK:   return %[[R]]
+// CHECK-LABEL: func.func private @serial_ser0(
+//  CHECK-SAME:   attributes {no_inline}
+//       CHECK:   scf.for
+//       CHECK:     memref.store
+func.func @serial(%m: memref<8xf32>, %x: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %r = scf.for %i = %c0 to %c8 step %c1 iter_args(%a = %x) -> f32 {
+    %s = arith.addf %a, %x : f32
+    scf.yield %s : f32
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %x, %m[%i] : memref<8xf32>
+  }
+  return %r : f32
 }
