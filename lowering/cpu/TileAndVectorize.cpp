@@ -16,8 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/RowTiling.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -33,11 +33,10 @@ namespace kiln {
 #define GEN_PASS_DEF_TILEANDVECTORIZE
 #include "lowering/cpu/Passes.h.inc"
 
+using namespace kiln::cpu;
+
 namespace {
 
-constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
-constexpr llvm::StringLiteral kPeelAttr = "kiln.peel";
-constexpr llvm::StringLiteral kAccumulateAttr = "kiln.accumulate";
 constexpr llvm::StringLiteral kPackCopyAttr = "kiln.pack_copy";
 
 struct ContractionTiles {
@@ -49,9 +48,6 @@ struct ContractionTiles {
   /// The same for A blocks.
   int64_t packARowBytes;
 };
-
-bool isRowVectorizable(linalg::LinalgOp op);
-scf::ForOp tileRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t lanes);
 
 /// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
 /// with any of tile_m, tile_n, tile_k, reg_m, reg_n, reg_k (positive
@@ -79,26 +75,6 @@ ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
     if (v.getInt() >= 0)
       t.packARowBytes = v.getInt();
   return t;
-}
-
-/// Tiles `op` into loops of `type`; on buffers the original op is erased.
-FailureOr<scf::SCFTilingResult> tileOp(RewriterBase &rewriter,
-                                       TilingInterface op,
-                                       ArrayRef<int64_t> sizes,
-                                       scf::SCFTilingOptions::LoopType type,
-                                       ArrayRef<int64_t> interchange = {}) {
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
-  options.setLoopType(type);
-  if (!interchange.empty())
-    options.setInterchange(interchange);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> result =
-      scf::tileUsingSCF(rewriter, op, options);
-  if (failed(result) || result->tiledOps.empty())
-    return failure();
-  rewriter.eraseOp(op);
-  return result;
 }
 
 /// The dim among `candidates` that indexes the innermost result of `map`
@@ -308,257 +284,6 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
-/// Whether tiling dim `d` of `op` gives exact operand slices. Linalg sizes a
-/// slice from the indexing map at the tile's first index and extent, which is
-/// only right where `d` never appears under floordiv, ceildiv or mod (an NHWC
-/// im2col gather, say, reads rows `m floordiv OW` and columns `m mod OW`).
-bool isExactlyTileable(linalg::LinalgOp op, unsigned d) {
-  for (AffineMap map : op.getIndexingMapsArray())
-    for (AffineExpr result : map.getResults()) {
-      bool inexact = false;
-      result.walk([&](AffineExpr e) {
-        auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-        if (bin && (e.getKind() == AffineExprKind::FloorDiv ||
-                    e.getKind() == AffineExprKind::CeilDiv ||
-                    e.getKind() == AffineExprKind::Mod))
-          inexact |= bin.getLHS().isFunctionOfDim(d);
-      });
-      if (inexact)
-        return false;
-    }
-  return true;
-}
-
-/// The iteration count of `op`, or INT64_MAX when a loop is dynamic.
-int64_t staticWork(linalg::LinalgOp op) {
-  uint64_t work = 1;
-  for (int64_t r : op.getStaticLoopRanges()) {
-    if (ShapedType::isDynamic(r))
-      return std::numeric_limits<int64_t>::max();
-    work = llvm::SaturatingMultiply(work, static_cast<uint64_t>(r));
-  }
-  return static_cast<int64_t>(
-      std::min<uint64_t>(work, std::numeric_limits<int64_t>::max()));
-}
-
-/// Wraps a large op in an scf.forall over its leading parallel dims, enough
-/// of them for a few iterations per thread.
-FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
-                                                 linalg::LinalgOp op,
-                                                 int64_t minWork) {
-  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
-    return failure();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return failure();
-  int64_t work = 1;
-  for (int64_t r : ranges)
-    work *= r;
-  if (work < minWork)
-    return failure();
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
-  // Enough chunks to balance threads, but no smaller: the dim that gets
-  // there is split into blocks, not single iterations, so the inner loops
-  // stay long enough to vectorize.
-  constexpr int64_t kChunks = 64;
-  int64_t chunks = 1;
-  for (unsigned d = 0; d < iters.size() && chunks < kChunks; ++d) {
-    if (iters[d] != utils::IteratorType::parallel || !isExactlyTileable(op, d))
-      break;
-    int64_t need = llvm::divideCeil(kChunks, chunks);
-    sizes[d] = std::max<int64_t>(ranges[d] / need, 1);
-    chunks *= llvm::divideCeil(ranges[d], sizes[d]);
-  }
-  if (chunks < 2)
-    return failure();
-  FailureOr<scf::SCFTilingResult> tiled =
-      tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
-             scf::SCFTilingOptions::LoopType::ForallOp);
-  if (failed(tiled))
-    return failure();
-  auto inner = dyn_cast<linalg::LinalgOp>(tiled->tiledOps.front());
-  if (!inner)
-    return failure();
-  return inner;
-}
-
-/// `map` with the loop dims whose bit is set in `fixed` replaced by 0: what
-/// a tile that runs those loops once reads, relative to its operand slice.
-AffineMap fixDims(AffineMap map, const llvm::SmallBitVector &fixed) {
-  MLIRContext *ctx = map.getContext();
-  SmallVector<AffineExpr> dims;
-  for (unsigned d = 0; d < map.getNumDims(); ++d)
-    dims.push_back(fixed.test(d) ? getAffineConstantExpr(0, ctx)
-                                 : getAffineDimExpr(d, ctx));
-  return simplifyAffineMap(
-      map.replaceDimsAndSymbols(dims, {}, map.getNumDims(), 0));
-}
-
-/// Whether an input map of `op` that is not a projected permutation reads
-/// rows: linear in the loops (no floordiv or mod, which tiling would size
-/// wrongly), and a projected permutation once the `outer` loops are fixed.
-bool isRowGather(linalg::LinalgOp op, AffineMap map,
-                 const llvm::SmallBitVector &outer) {
-  for (unsigned d = 0; d < op.getNumLoops(); ++d)
-    if (!isExactlyTileable(op, d))
-      return false;
-  return map.getNumSymbols() == 0 &&
-         fixDims(map, outer)
-             .isProjectedPermutation(/*allowZeroInResults=*/true);
-}
-
-/// Whether `op` is elementwise over static buffers with every operand either
-/// contiguous along the innermost loop or independent of it (a broadcast),
-/// so that rows of `lanes` elements vectorize into plain loads and stores.
-/// Inputs may also be read through sums of loops, as an im2col gather reads
-/// `x[c, oh + kh, ow + kw]`: once every loop but the innermost is split into
-/// single iterations, such a row is contiguous too.
-bool isRowVectorizable(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op.getNumLoops() != op.getNumParallelLoops() || op.hasDynamicShape() ||
-      !isa<linalg::GenericOp>(op.getOperation()) ||
-      !linalg::hasOnlyScalarElementwiseOp(op->getRegion(0)))
-    return false;
-  unsigned inner = op.getNumLoops() - 1;
-  llvm::SmallBitVector outer(op.getNumLoops(), true);
-  outer.reset(inner);
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (op.isDpsInit(&operand)
-            ? !map.isPermutation()
-            : !map.isProjectedPermutation(true) && !isRowGather(op, map, outer))
-      return false;
-    map = fixDims(map, outer);
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      continue; // a scalar
-    if (!isa<FloatType, IntegerType>(type.getElementType()))
-      return false;
-    if (!map.isFunctionOfDim(inner))
-      continue;
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (llvm::any_of(map.getResults().drop_back(),
-                     [&](AffineExpr e) { return e.isFunctionOfDim(inner); }))
-      return false;
-    if (!last || last.getPosition() != inner)
-      return false;
-    int64_t offset;
-    SmallVector<int64_t> strides;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1)
-      return false;
-  }
-  // Bodies that index or gather stay scalar loops.
-  bool plain = true;
-  op.getBlock()->walk([&](Operation *nested) {
-    if (isa<linalg::IndexOp>(nested) || nested->getNumRegions() > 0 ||
-        !isMemoryEffectFree(nested))
-      plain = false;
-  });
-  return plain;
-}
-
-/// Whether `op` reduces rows: parallel loops, then reduction loops with the
-/// innermost contiguous in every input that reads it, combined by one
-/// reassociable op (add, mul, max, min). A row tile then reads `lanes`
-/// elements and folds them into the output with one horizontal reduction,
-/// instead of a chain of dependent scalar ops (a global average pool over
-/// 80x80 otherwise waits for 6400 adds in turn).
-bool isRowReduction(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumLoops() < 2 ||
-      op.hasDynamicShape() || op.getNumDpsInits() != 1 ||
-      !isa<linalg::GenericOp>(op.getOperation()) ||
-      !linalg::hasOnlyScalarElementwiseOp(op->getRegion(0)))
-    return false;
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  unsigned inner = iters.size() - 1;
-  if (iters[inner] != utils::IteratorType::reduction ||
-      !llvm::is_sorted(iters, [](utils::IteratorType a, utils::IteratorType b) {
-        return a == utils::IteratorType::parallel &&
-               b == utils::IteratorType::reduction;
-      }))
-    return false;
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1 ||
-      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
-           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MaxSIOp,
-           arith::MinSIOp>(combiners.front()))
-    return false;
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return false;
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      continue; // a scalar
-    if (!isa<FloatType, IntegerType>(type.getElementType()))
-      return false;
-    if (!map.isFunctionOfDim(inner))
-      continue;
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    int64_t offset;
-    SmallVector<int64_t> strides;
-    if (!last || last.getPosition() != inner ||
-        failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1)
-      return false;
-  }
-  return true;
-}
-
-/// Tiles an elementwise op into rows of `lanes` along its innermost loop
-/// (every other loop one at a time) and marks the row for vectorization; the
-/// row loop is peeled so the remainder is a static, shorter row.
-scf::ForOp tileRows(RewriterBase &rewriter, linalg::LinalgOp op,
-                    int64_t lanes) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.back() < lanes / 2)
-    return nullptr;
-  SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes.back() = std::min(lanes, ranges.back());
-  FailureOr<scf::SCFTilingResult> rows =
-      tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
-             scf::SCFTilingOptions::LoopType::ForOp);
-  if (failed(rows))
-    return nullptr;
-  rows->tiledOps.front()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
-  if (rows->loops.empty())
-    return nullptr;
-  rows->loops.back()->setAttr(kPeelAttr, rewriter.getUnitAttr());
-  return dyn_cast<scf::ForOp>(rows->loops.back().getOperation());
-}
-
-/// A row tile of a gather (see isRowVectorizable) still reads through sums
-/// of loops that now run once; with those loops fixed at 0 its maps are
-/// projected permutations, which the vectorizer turns into row reads.
-void fixUnitDimsOfGather(RewriterBase &rewriter, linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
-        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
-    return;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  llvm::SmallBitVector unit(ranges.size());
-  for (auto [d, r] : llvm::enumerate(ranges))
-    if (r == 1)
-      unit.set(d);
-  // Only the gathering maps change: the others, the output's among them,
-  // still give every loop its extent.
-  SmallVector<AffineMap> maps;
-  for (AffineMap map : op.getIndexingMapsArray()) {
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      map = fixDims(map, unit);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return;
-    maps.push_back(map);
-  }
-  rewriter.modifyOpInPlace(generic, [&] {
-    generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-  });
-}
-
 /// Peels every loop marked for peeling, outermost first, so that all but the
 /// last iteration see full, static register tiles.
 void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
@@ -742,7 +467,9 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       op->removeAttr(kRegisterTileAttr);
       if (!op.hasPureBufferSemantics() || op.hasDynamicShape())
         continue;
-      fixUnitDimsOfGather(rewriter, op);
+      fixGatherRowMaps(rewriter, op);
+      if (succeeded(vectorizeStridedRow(rewriter, op)))
+        continue;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
           rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
