@@ -9,9 +9,15 @@
 //         scf.for K/kr                 accumulator stays in vector registers
 //           vector.contract (mr x nr x kr)
 //
-// The B micro-panel (kc x nr) stays in L1 while the M loop sweeps over A.
-// Boundary tiles left dynamic after peeling stay linalg and become scalar
-// loops. Other large ops only get an outer scf.forall for threads.
+// The B micro-panel (kc x nr) stays in L1 while the M loop sweeps over A;
+// panels and A blocks whose rows lie far apart are packed first (schedule
+// keys pack_row_bytes, pack_a_row_bytes). The forall is only made when the
+// contraction has enough multiply-adds to pay for threads. Boundary tiles
+// left dynamic after peeling stay linalg and become scalar loops.
+//
+// Every other op takes the row path of RowTiling.h: an outer forall when
+// large, then rows of one vector register (elementwise ops, im2col gathers,
+// reductions of the innermost loop).
 //
 //===----------------------------------------------------------------------===//
 
