@@ -76,9 +76,9 @@ static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
           ref.drop_front(at + 22).take_until([](char c) { return c == '\''; });
       // A fused op is the ONNX op it started as (FusedConv: Conv).
       op.consume_front("Fused");
-      return llvm::createStringError(
-          ref.take_front(ref.find("failed")).str() + "unsupported op '" +
-          op.str() + "': no lowering for this form");
+      return llvm::createStringError(ref.take_front(ref.find("failed")).str() +
+                                     "unsupported op '" + op.str() +
+                                     "': no lowering for this form");
     }
     return llvm::createStringError(
         stage + " failed: " + (msg.empty() ? "unknown error" : msg));

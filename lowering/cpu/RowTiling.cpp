@@ -170,6 +170,33 @@ bool isRowGather(linalg::LinalgOp op, AffineMap map,
              .isProjectedPermutation(/*allowZeroInResults=*/true);
 }
 
+/// Whether an operand read through `map` (the loops of a row tile other than
+/// the innermost fixed) is a scalar, independent of the innermost loop, or
+/// walks the innermost dim of its memref, which has unit stride: one
+/// element per iteration, or two when `allowDoubled`.
+bool readsRow(OpOperand &operand, AffineMap map, unsigned inner,
+              bool allowDoubled) {
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  if (!type)
+    return true; // a scalar
+  if (!isa<FloatType, IntegerType>(type.getElementType()))
+    return false;
+  if (!map.isFunctionOfDim(inner))
+    return true;
+  if (llvm::any_of(map.getResults().drop_back(),
+                   [&](AffineExpr e) { return e.isFunctionOfDim(inner); }))
+    return false;
+  AffineExpr last = map.getResults().back();
+  auto dim = dyn_cast<AffineDimExpr>(last);
+  if ((!dim || dim.getPosition() != inner) &&
+      !(allowDoubled && isDoubled(last, inner)))
+    return false;
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
 } // namespace
 
 /// Whether `op` is elementwise over static buffers with every operand either
@@ -193,25 +220,8 @@ bool isRowVectorizable(linalg::LinalgOp op) {
                                : !map.isProjectedPermutation(true) &&
                                      !isRowGather(op, map, outer, inner))
       return false;
-    map = fixDims(map, outer);
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      continue; // a scalar
-    if (!isa<FloatType, IntegerType>(type.getElementType()))
-      return false;
-    if (!map.isFunctionOfDim(inner))
-      continue;
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (llvm::any_of(map.getResults().drop_back(),
-                     [&](AffineExpr e) { return e.isFunctionOfDim(inner); }))
-      return false;
-    if ((!last || last.getPosition() != inner) &&
-        !isDoubled(map.getResults().back(), inner))
-      return false;
-    int64_t offset;
-    SmallVector<int64_t> strides;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1)
+    if (!readsRow(operand, fixDims(map, outer), inner,
+                  /*allowDoubled=*/true))
       return false;
   }
   // Bodies that index or gather stay scalar loops.
@@ -253,21 +263,8 @@ bool isRowReduction(linalg::LinalgOp op) {
     return false;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return false;
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      continue; // a scalar
-    if (!isa<FloatType, IntegerType>(type.getElementType()))
-      return false;
-    if (!map.isFunctionOfDim(inner))
-      continue;
-    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
-    int64_t offset;
-    SmallVector<int64_t> strides;
-    if (!last || last.getPosition() != inner ||
-        failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        !readsRow(operand, map, inner, /*allowDoubled=*/false))
       return false;
   }
   return true;
