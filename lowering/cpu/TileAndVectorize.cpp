@@ -224,6 +224,29 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!mDim || !kDim)
     return failure();
 
+  // Every cache block static: the rows (columns) past the last whole block
+  // become an op of their own, tiled on its own. In a partial block of
+  // dynamic extent every register tile would be dynamic too and take the
+  // scalar fallback: M = 100 ran at half the speed of M = 96.
+  for (auto [dim, block] : {std::pair<unsigned, int64_t>{*mDim, t.mc},
+                            std::pair<unsigned, int64_t>{nDim, t.nc}}) {
+    int64_t whole = ranges[dim] / block * block;
+    if (whole == 0 || whole == ranges[dim])
+      continue;
+    rewriter.setInsertionPoint(op);
+    auto [first, second] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
+                        rewriter.getIndexAttr(whole));
+    if (!first || !second)
+      return failure();
+    // The original op is gone: a part that cannot be tiled stays as it is,
+    // correct but slow.
+    for (TilingInterface part : {first, second})
+      (void)tileContraction(rewriter, cast<linalg::LinalgOp>(*part), t,
+                            parallel);
+    return success();
+  }
+
   unsigned numLoops = op.getNumLoops();
   auto isK = [&](unsigned d) { return llvm::is_contained(dims->k, d); };
 
