@@ -3,13 +3,17 @@
 // Runs after bufferization, on memrefs, so tiling never introduces copies.
 // A contraction becomes, innermost last:
 //
-//   scf.forall (M/mc, N/nc)            threads (kiln-cpu-parallel-to-runtime)
-//     scf.for K/kc                     cache block
-//       scf.for N/nr, scf.for M/mr     register tile, peeled at the boundary
-//         scf.for K/kr                 accumulator stays in vector registers
-//           vector.contract (mr x nr x kr)
+//   scf.forall (M/mt, N/nc)            threads (kiln-cpu-parallel-to-runtime)
+//     scf.for K/kc                     the B block (kc x nc) stays in L2
+//       scf.for M/mc                   A block (mc x kc)
+//         scf.for N/nr, scf.for M/mr   register tile, peeled at the boundary
+//           scf.for K/kr               accumulator stays in vector registers
+//             vector.contract (mr x nr x kr)
 //
-// The B micro-panel (kc x nr) stays in L1 while the M loop sweeps over A;
+// mt is a multiple of mc, as large as still gives the threads enough
+// chunks. Rows and columns past the last whole block are split off as ops
+// of their own first, so every block is static. The B micro-panel
+// (kc x nr) stays in L1 while the M loop sweeps over A;
 // panels and A blocks whose rows lie far apart are packed first (schedule
 // keys pack_row_bytes, pack_a_row_bytes). The forall is only made when the
 // contraction has enough multiply-adds to pay for threads. Boundary tiles
@@ -53,6 +57,9 @@ struct ContractionTiles {
   int64_t packRowBytes;
   /// The same for A blocks.
   int64_t packARowBytes;
+  /// Multiply-adds below which a contraction (or a part of one) gets no
+  /// threads.
+  int64_t minParallelWork;
 };
 
 /// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
@@ -190,6 +197,10 @@ void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
   packOperand(rewriter, tile, aOperand, tile, {t.mc, t.kc});
 }
 
+/// Parallel chunks a contraction's thread blocks aim for: enough to balance
+/// a few cores, few enough that row blocks share each B block.
+constexpr int64_t kThreadChunks = 8;
+
 /// Tiles a static float contraction as described in the file comment.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
                               const ContractionTiles &t, bool parallel) {
@@ -209,6 +220,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return failure();
+  parallel = parallel && staticWork(op) >= t.minParallelWork;
 
   // The vector dim must be the output's innermost so that accumulator rows
   // are contiguous.
@@ -224,12 +236,25 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!mDim || !kDim)
     return failure();
 
-  // Every cache block static: the rows (columns) past the last whole block
-  // become an op of their own, tiled on its own. In a partial block of
-  // dynamic extent every register tile would be dynamic too and take the
-  // scalar fallback: M = 100 ran at half the speed of M = 96.
-  for (auto [dim, block] : {std::pair<unsigned, int64_t>{*mDim, t.mc},
-                            std::pair<unsigned, int64_t>{nDim, t.nc}}) {
+  // Thread blocks of mt rows (a multiple of mc) by nc columns: as few row
+  // blocks as still give the threads enough chunks, so that each K step's
+  // B block (kc x nc) stays in L2 for many mc-row blocks instead of being
+  // read from L3 again for every one.
+  int64_t mt = llvm::alignTo(ranges[*mDim], t.mc);
+  if (parallel) {
+    int64_t nChunks = llvm::divideCeil(ranges[nDim], t.nc);
+    int64_t mChunks = llvm::divideCeil(kThreadChunks, nChunks);
+    mt = llvm::alignTo(llvm::divideCeil(ranges[*mDim], mChunks), t.mc);
+  }
+
+  // Every block static: the rows (columns) past the last whole thread block,
+  // then past the last whole mc-row block, become an op of their own, tiled
+  // on its own. In a partial block of dynamic extent every register tile
+  // would be dynamic too and take the scalar fallback: M = 100 ran at half
+  // the speed of M = 96.
+  for (auto [dim, block] : {std::pair<unsigned, int64_t>{*mDim, mt},
+                            std::pair<unsigned, int64_t>{nDim, t.nc},
+                            std::pair<unsigned, int64_t>{*mDim, t.mc}}) {
     int64_t whole = ranges[dim] / block * block;
     if (whole == 0 || whole == ranges[dim])
       continue;
@@ -250,12 +275,12 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   unsigned numLoops = op.getNumLoops();
   auto isK = [&](unsigned d) { return llvm::is_contained(dims->k, d); };
 
-  // Level 1: (M, N) cache blocks; every other parallel dim one at a time.
+  // Level 1: (M, N) thread blocks; every other parallel dim one at a time.
   SmallVector<int64_t> outer(numLoops, 0);
   for (unsigned d = 0; d < numLoops; ++d)
     if (!isK(d))
       outer[d] = 1;
-  outer[*mDim] = std::min(t.mc, ranges[*mDim]);
+  outer[*mDim] = std::min(mt, ranges[*mDim]);
   outer[nDim] = std::min(t.nc, ranges[nDim]);
   auto loopType = parallel ? scf::SCFTilingOptions::LoopType::ForallOp
                            : scf::SCFTilingOptions::LoopType::ForOp;
@@ -274,6 +299,19 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(l2))
     return failure();
   cur = l2->tiledOps.front();
+
+  // Level 2b: mc-row cache blocks of A under the K step's B block (a whole
+  // number of them, after the splits above).
+  if (outer[*mDim] > t.mc) {
+    SmallVector<int64_t> mBlock(numLoops, 0);
+    mBlock[*mDim] = t.mc;
+    FailureOr<scf::SCFTilingResult> l2b =
+        tileOp(rewriter, cast<TilingInterface>(cur), mBlock,
+               scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(l2b))
+      return failure();
+    cur = l2b->tiledOps.front();
+  }
   packBlock(rewriter, cast<linalg::LinalgOp>(cur), t, *mDim, nDim);
 
   // Level 3: register tile, N loop outside M so B's panel is reused.
@@ -407,6 +445,10 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     // and does not help 1024.
     t.packRowBytes = packRowBytes;
     t.packARowBytes = packARowBytes;
+    // A multiply-add is one vector lane of an FMA: it takes `lanes` of them
+    // to weigh as much as an elementwise op's iteration (a load and a
+    // store) in the threshold for threads.
+    t.minParallelWork = minParallelWork * t.lanes;
     return t;
   }
 
@@ -434,14 +476,9 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       // Ops already inside a parallel loop (a blocked convolution's) get
       // their register tiles but no threads of their own.
       bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
-      // A contraction's iteration is a multiply-add, one vector lane of an
-      // FMA: it takes `lanes` of them to weigh as much as an elementwise
-      // op's iteration (a load and a store) in the threshold for threads.
       if (linalg::isaContractionOpInterface(op) &&
-          succeeded(
-              tileContraction(rewriter, op, applySchedule(t, op),
-                              parallel && !nested &&
-                                  staticWork(op) >= minParallelWork * lanes())))
+          succeeded(tileContraction(rewriter, op, applySchedule(t, op),
+                                    parallel && !nested)))
         continue;
       linalg::LinalgOp cur = op;
       if (parallel && !nested) {

@@ -3,7 +3,8 @@
 // A matmul becomes a forall over cache blocks, a K block loop, a register
 // tile (N outside M, M peeled) and a K loop that carries the accumulator.
 // The 16 rows past the last whole block of 24 are a matmul of their own,
-// so every tile is static: its register tiles are 6, 6 and a peeled 4.
+// so every tile is static: its register tiles are 6, 6 and a peeled 4; with
+// 16 x 96 x 128 multiply-adds it is too small for threads.
 // CHECK-LABEL: func.func @matmul
 //       CHECK: scf.forall ({{.*}}) = (0, 0) to (48, 96) step (24, 32)
 //       CHECK:   scf.for
@@ -15,8 +16,8 @@
 //       CHECK:           vector.transfer_read {{.*}} vector<1x16xf32>
 //       CHECK:           vector.contract {{.*}} %[[IT]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:         vector.transfer_write %[[SUM]]
-//       CHECK: scf.forall ({{.*}}) = (0) to (96) step (32)
-//       CHECK:   vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+//   CHECK-NOT: scf.forall
+//       CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:   vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 //   CHECK-NOT: linalg.matmul
 func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<64x96xf32>) {
