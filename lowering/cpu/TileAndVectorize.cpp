@@ -197,6 +197,19 @@ void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
   packOperand(rewriter, tile, aOperand, tile, {t.mc, t.kc});
 }
 
+/// Tiles loop `dim` of `op` by `size` with an scf.for; returns the tile.
+FailureOr<Operation *> tileOneDim(RewriterBase &rewriter, Operation *op,
+                                  unsigned dim, int64_t size) {
+  auto tiling = cast<TilingInterface>(op);
+  SmallVector<int64_t> sizes(tiling.getLoopIteratorTypes().size(), 0);
+  sizes[dim] = size;
+  FailureOr<scf::SCFTilingResult> tiled =
+      tileOp(rewriter, tiling, sizes, scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(tiled))
+    return failure();
+  return tiled->tiledOps.front();
+}
+
 /// Parallel chunks a contraction's thread blocks aim for: enough to balance
 /// a few cores, few enough that row blocks share each B block.
 constexpr int64_t kThreadChunks = 8;
@@ -290,27 +303,17 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   Operation *cur = l1->tiledOps.front();
 
-  // Level 2: K cache block.
-  SmallVector<int64_t> kBlock(numLoops, 0);
-  kBlock[*kDim] = t.kc;
-  FailureOr<scf::SCFTilingResult> l2 =
-      tileOp(rewriter, cast<TilingInterface>(cur), kBlock,
-             scf::SCFTilingOptions::LoopType::ForOp);
+  // Level 2: K cache block, then mc-row blocks of A under the K step's B
+  // block (a whole number of them, after the splits above).
+  FailureOr<Operation *> l2 = tileOneDim(rewriter, cur, *kDim, t.kc);
   if (failed(l2))
     return failure();
-  cur = l2->tiledOps.front();
-
-  // Level 2b: mc-row cache blocks of A under the K step's B block (a whole
-  // number of them, after the splits above).
+  cur = *l2;
   if (outer[*mDim] > t.mc) {
-    SmallVector<int64_t> mBlock(numLoops, 0);
-    mBlock[*mDim] = t.mc;
-    FailureOr<scf::SCFTilingResult> l2b =
-        tileOp(rewriter, cast<TilingInterface>(cur), mBlock,
-               scf::SCFTilingOptions::LoopType::ForOp);
+    FailureOr<Operation *> l2b = tileOneDim(rewriter, cur, *mDim, t.mc);
     if (failed(l2b))
       return failure();
-    cur = l2b->tiledOps.front();
+    cur = *l2b;
   }
   packBlock(rewriter, cast<linalg::LinalgOp>(cur), t, *mDim, nDim);
 
