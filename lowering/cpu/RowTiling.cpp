@@ -86,10 +86,7 @@ FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return failure();
-  int64_t work = 1;
-  for (int64_t r : ranges)
-    work *= r;
-  if (work < minWork)
+  if (staticWork(op) < minWork)
     return failure();
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);

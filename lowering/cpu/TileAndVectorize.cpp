@@ -12,12 +12,12 @@
 //
 // mt is a multiple of mc, as large as still gives the threads enough
 // chunks. Rows and columns past the last whole block are split off as ops
-// of their own first, so every block is static. The B micro-panel
-// (kc x nr) stays in L1 while the M loop sweeps over A;
-// panels and A blocks whose rows lie far apart are packed first (schedule
-// keys pack_row_bytes, pack_a_row_bytes). The forall is only made when the
-// contraction has enough multiply-adds to pay for threads. Boundary tiles
-// left dynamic after peeling stay linalg and become scalar loops.
+// of their own first, so every block is static. The B micro-panel (kc x nr)
+// stays in L1 while the M loop sweeps over A; panels and A blocks whose rows
+// lie far apart are packed first (schedule keys pack_row_bytes,
+// pack_a_row_bytes). The forall is only made when the contraction has
+// enough multiply-adds to pay for threads. Tiles left dynamic anyway stay
+// linalg and become scalar loops.
 //
 // Every other op takes the row path of RowTiling.h: an outer forall when
 // large, then rows of one vector register (elementwise ops, im2col gathers,
@@ -64,8 +64,8 @@ struct ContractionTiles {
 
 /// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
 /// with any of tile_m, tile_n, tile_k, reg_m, reg_n, reg_k (positive
-/// integers) and pack_row_bytes (0 or more). This is where a tuned schedule
-/// for one op is written.
+/// integers), pack_row_bytes and pack_a_row_bytes (0 or more). This is where
+/// a tuned schedule for one op is written.
 ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
   auto schedule = op->getAttrOfType<DictionaryAttr>(kScheduleAttrName);
   if (!schedule)
@@ -443,9 +443,6 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     t.kc = tileK > 0 ? tileK : 256;
     t.nc = tileN > 0 ? tileN : 8 * t.nr;
     t.mc = tileM > 0 ? tileM : 8 * t.mr;
-    // Measured on sgemm at one thread, packing takes N = 2048 (8 KiB rows)
-    // from 57 % to 65-68 % of peak, but costs N = 512 (2 KiB rows) 13 points
-    // and does not help 1024.
     t.packRowBytes = packRowBytes;
     t.packARowBytes = packARowBytes;
     // A multiply-add is one vector lane of an FMA: it takes `lanes` of them
