@@ -70,7 +70,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
       "convert-math-to-llvm,convert-math-to-libm,"
       "finalize-memref-to-llvm,convert-arith-to-llvm,"
       "convert-index-to-llvm,convert-func-to-llvm,"
-      "convert-cf-to-llvm,reconcile-unrealized-casts");
+      "convert-cf-to-llvm,reconcile-unrealized-casts,"
+      "kiln-cpu-store-bools-as-bytes");
 }
 
 } // namespace kiln

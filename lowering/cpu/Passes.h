@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace kiln {
@@ -20,6 +21,10 @@ namespace kiln {
 #include "lowering/cpu/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "lowering/cpu/Passes.h.inc"
+
+/// Vector-of-i1 loads and stores in the LLVM dialect become byte vectors
+/// (see kiln-cpu-store-bools-as-bytes).
+void populateStoreBoolsAsBytesPatterns(mlir::RewritePatternSet &patterns);
 
 /// Discardable attribute on a linalg op holding its schedule (tile sizes)
 /// for kiln-cpu-tile-and-vectorize; see TileAndVectorize.cpp.

@@ -142,4 +142,19 @@ def VectorizeDepthwiseConv
                            "mlir::arith::ArithDialect"];
 }
 
+def StoreBoolsAsBytes : Pass<"kiln-cpu-store-bools-as-bytes", "mlir::ModuleOp"> {
+  let summary = "Load and store vectors of i1 as one byte per element";
+  let description = [{
+    Runs on the LLVM dialect. kiln's bool tensors hold one byte per element
+    (the ABI's KILN_DTYPE_BOOL), and scalar `i1` loads and stores already
+    touch one byte. LLVM packs an `<N x i1>` vector into N bits in memory, so
+    a vectorized compare that stored its mask directly wrote bits where the
+    tensor has bytes (wrong results at every vector width where the
+    vectorizer produced such stores). This pass widens the memory side of
+    every vector-of-i1 `llvm.load`, `llvm.store`, masked load/store, gather
+    and scatter to `<N x i8>`: `zext` before a store, `icmp ne 0` after a
+    load, with the byte alignment of the element.
+  }];
+}
+
 #endif // KILN_LOWERING_CPU_PASSES
