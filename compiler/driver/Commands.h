@@ -1,23 +1,34 @@
 //===- Commands.h - kiln CLI subcommands ------------------------*- C++ -*-===//
+//
+// Each command family declares its llvm::cl subcommands and their options
+// next to its implementation; kiln.cpp parses the command line once and
+// calls the chosen command's entry point.
+//
+//===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_DRIVER_COMMANDS_H
 #define KILN_COMPILER_DRIVER_COMMANDS_H
 
+#include "llvm/Support/CommandLine.h"
+
 #include <string>
-#include <vector>
 
 namespace kiln::driver {
-
-using Args = std::vector<std::string>;
 
 /// Prints "kiln: error: <message>" to stderr and returns exit code 1.
 int fail(const std::string &message);
 
-int runImport(const Args &args);
-int runCompile(const Args &args);
-int runOps(const Args &args);
-int runTargets(const Args &args);
-int runRun(const Args &args);
-int runInspect(const Args &args);
+/// One subcommand: its llvm::cl registration and what runs when it is
+/// chosen.
+struct Command {
+  llvm::cl::SubCommand &sub;
+  int (*run)();
+};
+
+// CompileCommands.cpp: compile, import, ops, targets.
+extern Command CompileCommand, ImportCommand, OpsCommand, TargetsCommand;
+// RunCommands.cpp: run, inspect.
+extern Command RunCommand, InspectCommand;
+
 /// `inspect` of an .onnx file (needs the importer).
 int inspectOnnx(const std::string &path);
 

@@ -11,13 +11,89 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
 
 using namespace mlir;
+namespace cl = llvm::cl;
 
 namespace kiln::driver {
+
+namespace {
+/// `--target` values: the registered targets, checked while parsing.
+struct TargetNameParser : public cl::parser<std::string> {
+  using cl::parser<std::string>::parser;
+  bool parse(cl::Option &option, llvm::StringRef, llvm::StringRef arg,
+             std::string &value) {
+    std::vector<std::string> names = getRegisteredTargetNames();
+    if (!llvm::is_contained(names, arg))
+      return option.error("unknown target '" + arg +
+                          "' (known: " + llvm::join(names, ", ") + ")");
+    value = arg.str();
+    return false;
+  }
+};
+
+enum class ConvLayout { Target, Nchw, Nhwc };
+} // namespace
+
+static cl::SubCommand
+    compileSub("compile",
+               "Compile an ONNX model to a shared library and a C header");
+static cl::SubCommand importSub("import",
+                                "Print the kiln.graph IR of an ONNX model");
+static cl::SubCommand opsSub("ops", "List the ONNX op types kiln compiles");
+static cl::SubCommand targetsSub("targets", "List the code-generation targets");
+
+// compile
+static cl::opt<std::string> compileInput(cl::Positional, cl::Required,
+                                         cl::desc("<model.onnx>"),
+                                         cl::sub(compileSub));
+static cl::opt<std::string>
+    outputPath("o", cl::value_desc("file"), cl::sub(compileSub),
+               cl::desc("Output library (default: the model's path with "
+                        ".so); the header goes beside it as .h"));
+static cl::opt<std::string, false, TargetNameParser>
+    targetName("target", cl::value_desc("name"), cl::init("x86_64"),
+               cl::sub(compileSub),
+               cl::desc("Code-generation target (see `kiln targets`)"));
+static cl::opt<std::string>
+    cpuName("cpu", cl::value_desc("cpu"), cl::sub(compileSub),
+            cl::desc("CPU to compile for (default: the target's)"));
+static cl::opt<std::string>
+    features("features", cl::value_desc("+f,-g"), cl::sub(compileSub),
+             cl::desc("LLVM target features added to the CPU's"));
+static cl::opt<unsigned> optLevel("O", cl::Prefix, cl::init(3),
+                                  cl::value_desc("0-3"), cl::sub(compileSub),
+                                  cl::desc("Optimization level (default 3)"));
+static cl::opt<std::string>
+    headerPath("header", cl::value_desc("file"), cl::sub(compileSub),
+               cl::desc("Write the C header here instead of beside the "
+                        "library"));
+static cl::opt<std::string>
+    asmPath("emit-asm", cl::value_desc("file"), cl::sub(compileSub),
+            cl::desc("Also write the model's target assembly"));
+static cl::opt<ConvLayout>
+    layout("layout", cl::init(ConvLayout::Target), cl::sub(compileSub),
+           cl::desc("Convolution activation layout (default: the target's)"),
+           cl::values(clEnumValN(ConvLayout::Nchw, "nchw", "channels first"),
+                      clEnumValN(ConvLayout::Nhwc, "nhwc", "channels last")));
+static cl::opt<unsigned>
+    codegenThreads("codegen-threads", cl::init(0), cl::value_desc("N"),
+                   cl::sub(compileSub),
+                   cl::desc("Threads for LLVM code generation (0: automatic)"));
+static cl::opt<std::string>
+    schedule("schedule", cl::value_desc("KEY=N,..."), cl::sub(compileSub),
+             cl::desc("CPU schedule for every op (keys: `kiln targets`)"));
+static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
+                            cl::desc("Print the IR after each stage"));
+
+// import
+static cl::opt<std::string> importInput(cl::Positional, cl::Required,
+                                        cl::desc("<model.onnx>"),
+                                        cl::sub(importSub));
 
 /// A context with every dialect kiln's pipelines use, multithreading off
 /// (compiles are parallelized across models, not within one).
@@ -46,11 +122,9 @@ static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
   return module;
 }
 
-int runImport(const Args &args) {
-  if (args.size() != 1)
-    return fail("usage: kiln import MODEL.onnx");
+static int runImport() {
   auto ctx = makeContext();
-  auto module = importOrFail(*ctx, args[0]);
+  auto module = importOrFail(*ctx, importInput);
   if (failed(module))
     return 1;
   (*module)->print(llvm::outs());
@@ -60,109 +134,75 @@ int runImport(const Args &args) {
 
 /// Parses `--schedule tile_m=128,pack_row_bytes=0` into (key, value) pairs;
 /// the keys are checked against the target later.
-static bool
-parseSchedule(const std::string &text,
-              std::vector<std::pair<std::string, int64_t>> &schedule) {
+static bool parseSchedule(llvm::StringRef text,
+                          std::vector<std::pair<std::string, int64_t>> &pairs) {
   llvm::SmallVector<llvm::StringRef> items;
-  llvm::StringRef(text).split(items, ',', -1, /*KeepEmpty=*/false);
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef item : items) {
     auto [key, value] = item.split('=');
     int64_t n;
     if (key.empty() || value.getAsInteger(10, n) || n < 0)
       return false;
-    schedule.emplace_back(key.str(), n);
+    pairs.emplace_back(key.str(), n);
   }
   return !items.empty();
 }
 
-int runCompile(const Args &args) {
+/// `-o` when not given: the model's path with `.so` for `.onnx`.
+static std::string defaultOutputPath(llvm::StringRef model) {
+  llvm::SmallString<256> path(model);
+  llvm::sys::path::replace_extension(path, ".so");
+  return std::string(path);
+}
+
+static int runCompile() {
   CompileOptions options;
-  std::string input;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    auto value = [&](std::string &out) {
-      if (i + 1 >= args.size())
-        return false;
-      out = args[++i];
-      return true;
-    };
-    bool ok = true;
-    if (a == "-o")
-      ok = value(options.outputPath);
-    else if (a == "--target")
-      ok = value(options.target);
-    else if (a == "--cpu")
-      ok = value(options.targetOptions.cpu);
-    else if (a == "--features")
-      ok = value(options.targetOptions.features);
-    else if (a == "--header")
-      ok = value(options.headerPath);
-    else if (a == "--emit-asm")
-      ok = value(options.asmPath);
-    else if (a == "--layout")
-      ok = value(options.convLayout);
-    else if (a == "--schedule") {
-      std::string text;
-      ok = value(text);
-      if (ok && !parseSchedule(text, options.targetOptions.schedule))
-        return fail("--schedule needs KEY=N[,KEY=N...] with N >= 0, not '" +
-                    text + "'");
-    } else if (a == "--codegen-threads") {
-      std::string n;
-      ok = value(n);
-      if (ok && (n.empty() || n.size() > 3 ||
-                 n.find_first_not_of("0123456789") != std::string::npos))
-        return fail("--codegen-threads needs a number (0: automatic)");
-      if (ok)
-        options.codegenThreads = std::stoul(n);
-    } else if (a == "--dump-ir")
-      options.dumpIR = true;
-    else if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' &&
-             a[2] <= '3')
-      options.targetOptions.optLevel = a[2] - '0';
-    else if (!a.empty() && a[0] == '-')
-      return fail("unknown option '" + a + "' for compile");
-    else if (input.empty())
-      input = a;
-    else
-      return fail("more than one input model given");
-    if (!ok)
-      return fail("option '" + a + "' needs a value");
-  }
-  if (input.empty() || options.outputPath.empty())
-    return fail("usage: kiln compile MODEL.onnx -o MODEL.so [--target NAME]");
-  if (!options.convLayout.empty() && options.convLayout != "nchw" &&
-      options.convLayout != "nhwc")
-    return fail("--layout must be nchw or nhwc");
-  registerAllTargets();
+  options.outputPath = outputPath.getNumOccurrences()
+                           ? outputPath.getValue()
+                           : defaultOutputPath(compileInput);
+  options.target = targetName;
+  options.targetOptions.cpu = cpuName;
+  options.targetOptions.features = features;
+  if (optLevel > 3)
+    return fail("-O" + std::to_string(optLevel) + ": the levels are -O0..-O3");
+  options.targetOptions.optLevel = optLevel;
+  options.headerPath = headerPath;
+  options.asmPath = asmPath;
+  if (layout != ConvLayout::Target)
+    options.convLayout = layout == ConvLayout::Nchw ? "nchw" : "nhwc";
+  if (codegenThreads > 256)
+    return fail("--codegen-threads: at most 256 (0: automatic)");
+  options.codegenThreads = codegenThreads;
+  options.dumpIR = dumpIR;
+  if (schedule.getNumOccurrences() &&
+      !parseSchedule(schedule, options.targetOptions.schedule))
+    return fail("--schedule needs KEY=N[,KEY=N...] with N >= 0, not '" +
+                schedule + "'");
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
-  if (!target)
-    return fail("unknown target '" + options.target + "' (see kiln targets)");
   std::vector<std::string> keys = target->getScheduleKeys();
   for (const auto &entry : options.targetOptions.schedule)
     if (!llvm::is_contained(keys, entry.first))
       return fail("unknown schedule key '" + entry.first + "' for target " +
                   options.target + " (known: " + llvm::join(keys, ", ") + ")");
   auto ctx = makeContext();
-  auto module = importOrFail(*ctx, input);
+  auto module = importOrFail(*ctx, compileInput);
   if (failed(module))
     return 1;
   if (llvm::Error err = compileModelLibrary(**module, options)) {
     std::string msg = llvm::toString(std::move(err));
-    return fail(input + ": " + msg);
+    return fail(compileInput + ": " + msg);
   }
   return 0;
 }
 
-int runOps(const Args &) {
+static int runOps() {
   auto ctx = makeContext();
   for (const std::string &op : getSupportedOpTypes(*ctx))
     std::printf("%s\n", op.c_str());
   return 0;
 }
 
-int runTargets(const Args &) {
-  registerAllTargets();
+static int runTargets() {
   std::printf("%-9s %-20s %-16s %-7s %-18s %s\n", "name", "triple",
               "default cpu", "vector", "default features", "description");
   TargetOptions defaults;
@@ -215,5 +255,10 @@ int inspectOnnx(const std::string &path) {
   llvm::outs() << "\n";
   return 0;
 }
+
+Command CompileCommand{compileSub, runCompile};
+Command ImportCommand{importSub, runImport};
+Command OpsCommand{opsSub, runOps};
+Command TargetsCommand{targetsSub, runTargets};
 
 } // namespace kiln::driver

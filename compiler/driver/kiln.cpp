@@ -1,58 +1,50 @@
 //===- kiln.cpp - The kiln command-line driver ----------------------------===//
+//
+// Parses the command line with llvm::cl subcommands (help per command,
+// typed options, response files, `--version`) and runs the chosen one.
+//
+//===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Commands.h"
+#include "compiler/pipeline/TargetBackend.h"
 
-#include <cstdio>
-#include <cstring>
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace kiln::driver;
-
-static const char *kUsage =
-    "usage: kiln <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  compile MODEL.onnx -o MODEL.so [--target NAME] [--cpu CPU]\n"
-    "          [--features +f,-g] [-O0..3] [--header FILE] [--dump-ir]\n"
-    "          [--emit-asm FILE] [--layout nchw|nhwc]\n"
-    "          [--codegen-threads N] [--schedule KEY=N,...]\n"
-    "                       compile to a shared library and C header\n"
-    "  run MODEL.so --input FILE... [--output FILE...]\n"
-    "                       run a compiled model on .npy/.pb tensors\n"
-    "  import MODEL.onnx    print the kiln.graph IR of a model\n"
-    "  inspect FILE         describe a model library or an ONNX model\n"
-    "  ops                  list the ONNX op types kiln compiles\n"
-    "  targets              list the code-generation targets\n";
+namespace cl = llvm::cl;
 
 int kiln::driver::fail(const std::string &message) {
-  std::fprintf(stderr, "kiln: error: %s\n", message.c_str());
+  llvm::errs() << "kiln: error: " << message << "\n";
   return 1;
 }
 
+static void printVersion(llvm::raw_ostream &os) {
+  os << "kiln " << KILN_VERSION << "\n";
+  os << "  LLVM/MLIR " << LLVM_VERSION_STRING << "\n";
+  os << "  targets: " << llvm::join(kiln::getRegisteredTargetNames(), ", ")
+     << "\n";
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") ||
-      !std::strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 1 : 0;
-  }
-  std::string cmd = argv[1];
-  Args args(argv + 2, argv + argc);
-  for (const std::string &a : args)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-  if (cmd == "compile")
-    return runCompile(args);
-  if (cmd == "run")
-    return runRun(args);
-  if (cmd == "import")
-    return runImport(args);
-  if (cmd == "inspect")
-    return runInspect(args);
-  if (cmd == "ops")
-    return runOps(args);
-  if (cmd == "targets")
-    return runTargets(args);
-  std::fputs(kUsage, stderr);
-  return fail("unknown command '" + cmd + "'");
+  // Targets first: `--target` values and `--version` list them.
+  kiln::registerAllTargets();
+  const Command *commands[] = {&CompileCommand, &RunCommand, &InspectCommand,
+                               &ImportCommand,  &OpsCommand, &TargetsCommand};
+  cl::SetVersionPrinter(printVersion);
+  // libLLVM registers its own options at the top level, where kiln has
+  // none of its own: `kiln --help` lists only the commands and the generic
+  // options. Each command's options live in its subcommand.
+  static cl::OptionCategory topLevel("kiln");
+  cl::HideUnrelatedOptions(topLevel);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "kiln: an ahead-of-time compiler for ONNX models\n",
+          &llvm::errs()))
+    return 1;
+  for (const Command *command : commands)
+    if (command->sub)
+      return command->run();
+  cl::PrintHelpMessage();
+  return 1;
 }

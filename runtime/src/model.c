@@ -108,7 +108,22 @@ kiln_status kiln_model_load(const char *path, kiln_model **out) {
   if (!path)
     return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
                         "kiln_model_load: path is NULL");
-  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  /* A path without a slash would send dlopen through the library search
+   * path; a model path always names a file. */
+  void *handle;
+  if (!strchr(path, '/')) {
+    size_t len = strlen(path);
+    char *local = (char *)malloc(len + 3);
+    if (!local)
+      return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                          "kiln_model_load: out of memory");
+    memcpy(local, "./", 2);
+    memcpy(local + 2, path, len + 1);
+    handle = dlopen(local, RTLD_NOW | RTLD_LOCAL);
+    free(local);
+  } else {
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  }
   if (!handle) {
     const char *msg = dlerror();
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "cannot load '%s': %s", path,
