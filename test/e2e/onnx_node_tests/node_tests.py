@@ -110,3 +110,39 @@ def read_ops_file(path):
         for line in f:
             ops += line.split("#", 1)[0].split()
     return ops
+
+
+def read_expected_failures(path):
+    """{test name: reason} from a file of `name  # reason` lines; a line starting with #
+    is a comment. Every entry must give its reason."""
+    expected = {}
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, _, reason = line.partition("#")
+            name, reason = name.strip(), reason.strip()
+            if not reason:
+                raise ValueError(f"{path}:{lineno}: '{name}' has no reason (name  # reason)")
+            expected[name] = reason
+    return expected
+
+
+def check_expected_failures(results, expected, path):
+    """Compares results (objects with name and status) with the expected failures:
+    prints every test that failed without being listed and every listed test that
+    passed, and returns True iff there are none. Listed tests that were skipped or not
+    run (a --filter) are not judged."""
+    status = {r.name: r.status for r in results}
+    new = sorted(n for n, s in status.items() if s == "fail" and n not in expected)
+    fixed = sorted(n for n in expected if status.get(n) == "pass")
+    for n in new:
+        print(f"UNEXPECTED FAILURE: {n} (not in {os.path.basename(path)})")
+    for n in fixed:
+        print(f"UNEXPECTED PASS: {n} (listed in {os.path.basename(path)}: "
+              f"{expected[n]}; remove the entry)")
+    held = sum(1 for n in expected if status.get(n) == "fail")
+    print(f"expected failures: {held} of {len(expected)} listed failed as expected, "
+          f"{len(new)} unexpected failure(s), {len(fixed)} unexpected pass(es)")
+    return not new and not fixed

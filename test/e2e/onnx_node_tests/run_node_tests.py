@@ -2,9 +2,10 @@
 """Runs the ONNX backend node tests through `kiln compile` and `kiln run`.
 
     /usr/bin/python3 test/e2e/onnx_node_tests/run_node_tests.py --kiln build/bin/kiln
-        [--jobs 2] [--filter REGEX] [--data /usr/share/libonnx-testdata/data/node]
-        [--min-pass-rate 0.8] [--list-failures FILE] [--output-format npy|pb]
-        [--rtol 1e-3] [--atol 1e-5] [--timeout 300] [--verbose] [--keep]
+        [--jobs 2] [--filter REGEX] [--every N] [--data /usr/share/libonnx-testdata/data/node]
+        [--target T] [--cpu CPU] [--features +f,-g]
+        [--expected-failures FILE | --min-pass-rate 0.8] [--list-failures FILE]
+        [--output-format npy|pb] [--rtol 1e-3] [--atol 1e-5] [--timeout 300] [--verbose] [--keep]
 
 For each test directory: tests whose graph uses an op missing from `kiln ops` (or whose
 inputs/outputs are sequences/optionals) are skipped. The others are compiled once
@@ -12,9 +13,15 @@ inputs/outputs are sequences/optionals) are skipped. The others are compiled onc
 in order; each output must match output_*.pb: same dtype and shape, floats within
 |a-b| <= atol + rtol*|b| with NaN where the reference has NaN, everything else exact.
 
+--target/--cpu/--features go to `kiln compile`; the library runs on this machine, so the
+target must be of this machine's architecture (test/e2e/emulated/ runs others under qemu).
+
 Prints a table per op type, the failing tests with a short reason, the pass rate of the
-attempted tests, and as the last line `N passed, N failed, N skipped`. Exits 0 iff the pass
-rate is at least --min-pass-rate (and at least one test was attempted).
+attempted tests, and as the last line `N passed, N failed, N skipped`. With
+--expected-failures (lines `test_name  # reason`), exits 0 iff the failing tests are
+exactly the listed ones that ran: a new failure and a listed test that now passes both
+fail the run. Without it, exits 0 iff the pass rate is at least --min-pass-rate (and at
+least one test was attempted).
 """
 
 import argparse
@@ -53,8 +60,8 @@ def run_test(args, supported, name, work_root):
     work = os.path.join(work_root, name)
     os.makedirs(work, exist_ok=True)
     so = os.path.join(work, "model.so")
-    r = e2e.run_command([args.kiln, "compile", os.path.join(test_dir, "model.onnx"), "-o", so],
-                        timeout=args.timeout)
+    r = e2e.run_command([args.kiln, "compile", os.path.join(test_dir, "model.onnx"), "-o", so]
+                        + compile_flags(args), timeout=args.timeout)
     if r.returncode != 0:
         return Result(name, op, "fail", "compile: " + r.first_error_line())
 
@@ -90,6 +97,15 @@ def run_test(args, supported, name, work_root):
     return Result(name, op, "pass", "")
 
 
+def compile_flags(args):
+    flags = []
+    for name in ("target", "cpu", "features"):
+        value = getattr(args, name)
+        if value:
+            flags += [f"--{name}", value]
+    return flags
+
+
 def print_table(results):
     by_op = collections.defaultdict(lambda: collections.Counter())
     for r in results:
@@ -107,6 +123,13 @@ def main():
     ap.add_argument("--data", default=node_tests.DEFAULT_DATA)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--filter", default=None, help="regex on the test name")
+    ap.add_argument("--every", type=int, default=1,
+                    help="run every Nth test (in name order) of those the filter selects")
+    ap.add_argument("--target", default=None, help="--target for kiln compile")
+    ap.add_argument("--cpu", default=None, help="--cpu for kiln compile")
+    ap.add_argument("--features", default=None, help="--features for kiln compile")
+    ap.add_argument("--expected-failures", metavar="FILE",
+                    help="the tests expected to fail, `name  # reason` per line")
     ap.add_argument("--min-pass-rate", type=float, default=0.8)
     ap.add_argument("--list-failures", metavar="FILE", help="write failing test names here")
     ap.add_argument("--output-format", choices=["npy", "pb"], default="npy",
@@ -128,7 +151,15 @@ def main():
     except RuntimeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    names = node_tests.list_tests(args.data, args.filter)
+    names = node_tests.list_tests(args.data, args.filter)[::max(1, args.every)]
+    expected = None
+    if args.expected_failures:
+        try:
+            expected = node_tests.read_expected_failures(args.expected_failures)
+        except (OSError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    print("kiln compile flags: " + (" ".join(compile_flags(args)) or "(none)"), flush=True)
 
     work_root = tempfile.mkdtemp(prefix="kiln-node-tests-")
     results = []
@@ -166,10 +197,15 @@ def main():
     skipped = sum(r.status == "skip" for r in results)
     attempted = passed + failed
     rate = passed / attempted if attempted else 0.0
-    print(f"\npass rate: {100 * rate:.1f}% ({passed}/{attempted} attempted; "
-          f"minimum {100 * args.min_pass_rate:.1f}%)")
+    if expected is not None:
+        print(f"\npass rate: {100 * rate:.1f}% ({passed}/{attempted} attempted)")
+        ok = node_tests.check_expected_failures(results, expected, args.expected_failures)
+    else:
+        print(f"\npass rate: {100 * rate:.1f}% ({passed}/{attempted} attempted; "
+              f"minimum {100 * args.min_pass_rate:.1f}%)")
+        ok = rate >= args.min_pass_rate
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 0 if attempted and rate >= args.min_pass_rate else 1
+    return 0 if attempted and ok else 1
 
 
 if __name__ == "__main__":
