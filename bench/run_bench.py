@@ -306,7 +306,10 @@ def prepare_models(args, work, models):
 
 def compile_model(args, onnx_path, so_path):
     """Returns (ok, message, wall_s, cpu_s)."""
-    rc, out, err, wall, cpu = run([args.kiln, "compile", onnx_path, "-o", so_path],
+    # ONNX Runtime picks its kernels for this machine at run time; kiln's
+    # counterpart is --cpu native (the default is the portable x86-64-v3).
+    rc, out, err, wall, cpu = run([args.kiln, "compile", onnx_path, "-o", so_path,
+                                   "--cpu", "native"],
                                   timeout=args.compile_timeout, mem_gb=args.compile_mem_gb)
     if rc == 0 and os.path.isfile(so_path):
         return True, "", wall, cpu

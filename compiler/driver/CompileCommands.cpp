@@ -179,7 +179,9 @@ static int runCompile() {
     return fail("--schedule needs KEY=N[,KEY=N...] with N >= 0, not '" +
                 schedule + "'");
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
-  std::vector<std::string> keys = target->getScheduleKeys();
+  std::vector<std::string> keys;
+  for (const auto &entry : target->getScheduleDefaults(options.targetOptions))
+    keys.push_back(entry.first);
   for (const auto &entry : options.targetOptions.schedule)
     if (!llvm::is_contained(keys, entry.first))
       return fail("unknown schedule key '" + entry.first + "' for target " +
@@ -206,6 +208,7 @@ static int runTargets() {
   std::printf("%-9s %-20s %-16s %-7s %-18s %s\n", "name", "triple",
               "default cpu", "vector", "default features", "description");
   TargetOptions defaults;
+  std::vector<std::string> schedules;
   for (const std::string &name : getRegisteredTargetNames()) {
     auto target = createTarget(name);
     unsigned bits = target->getVectorBits(defaults);
@@ -215,7 +218,15 @@ static int runTargets() {
                 target->getTriple().c_str(), target->getDefaultCpu().c_str(),
                 vector.c_str(), features.empty() ? "-" : features.c_str(),
                 target->getDescription().str().c_str());
+    std::string line = name + ":";
+    for (const auto &[key, value] : target->getScheduleDefaults(defaults))
+      line += " " + key + "=" + std::to_string(value);
+    schedules.push_back(line);
   }
+  std::printf("\ndefault schedules (`--schedule KEY=N` overrides; tile_* and "
+              "reg_m/reg_n 0: chosen per op):\n");
+  for (const std::string &line : schedules)
+    std::printf("  %s\n", line.c_str());
   return 0;
 }
 

@@ -277,12 +277,16 @@ static int runInspect() {
   std::printf("  name: %s\n  target: %s\n  compiled by kiln %s\n",
               kiln_model_name(raw), kiln_model_target(raw),
               kiln_model_kiln_version(raw));
+  const kiln_model_desc *desc = kiln_model_descriptor(raw);
+  std::printf("  cpu: %s\n  cpu features: %s\n", desc->cpu ? desc->cpu : "-",
+              desc->cpu_features && *desc->cpu_features ? desc->cpu_features
+                                                        : "-");
   std::printf("  weights checksum: %016" PRIx64 "\n",
               kiln_model_weights_checksum(raw));
   std::printf("  arena: %" PRIu64 " bytes (alignment %" PRIu64
               ", lower bound %" PRIu64 " bytes of buffers live at once)\n",
               kiln_model_arena_bytes(raw), kiln_model_arena_alignment(raw),
-              kiln_model_descriptor(raw)->arena_lower_bound);
+              desc->arena_lower_bound);
   for (int64_t i = 0; i < kiln_model_num_inputs(raw); ++i) {
     const kiln_tensor_info *t = kiln_model_input(raw, i);
     std::printf("  input %" PRId64 ": %s %s %s\n", i, t->name,

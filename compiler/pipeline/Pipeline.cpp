@@ -144,14 +144,16 @@ llvm::Error compileModelLibrary(ModuleOp module,
   }
   if (auto bound = module->getAttrOfType<IntegerAttr>(kArenaLowerBoundAttr))
     info.arenaLowerBound = bound.getInt();
-  if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
-    return err;
   auto createTargetMachine = [&] {
     return target->createTargetMachine(options.targetOptions);
   };
   auto tm = createTargetMachine();
   if (!tm)
     return tm.takeError();
+  info.cpu = (*tm)->getTargetCPU().str();
+  info.cpuFeatures = target->getRequiredCpuFeatures(**tm);
+  if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
+    return err;
 
   CodegenOptions codegen;
   codegen.optLevel = options.targetOptions.optLevel;

@@ -3,10 +3,12 @@
 #include "compiler/pipeline/TargetBackend.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 namespace kiln {
@@ -50,6 +52,20 @@ TargetBackend::createTargetMachine(const TargetOptions &options) const {
                                    "' is not available: " + error);
   std::string cpu = options.cpu.empty() ? getDefaultCpu() : options.cpu;
   std::string features = getDefaultFeatures();
+  if (cpu == "native") {
+    llvm::Triple host(llvm::sys::getProcessTriple());
+    if (host.getArch() != triple.getArch())
+      return llvm::createStringError(
+          "--cpu native needs a target of this machine's architecture (" +
+          host.getArchName().str() + "), not " + getTriple());
+    cpu = llvm::sys::getHostCPUName().str();
+    // The host's own feature list: a virtual machine may hide some of what
+    // the CPU's name implies.
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features += (features.empty() ? "" : ",") +
+                  std::string(feature.second ? "+" : "-") +
+                  feature.first().str();
+  }
   if (!options.features.empty())
     features += (features.empty() ? "" : ",") + options.features;
   llvm::TargetOptions targetOptions;
@@ -64,6 +80,15 @@ TargetBackend::createTargetMachine(const TargetOptions &options) const {
     return llvm::createStringError("cannot create a target machine for " +
                                    getTriple() + " cpu " + cpu);
   return tm;
+}
+
+std::string
+TargetBackend::getRequiredCpuFeatures(const llvm::TargetMachine &tm) const {
+  std::string required;
+  for (const std::string &feature : getCheckedCpuFeatures())
+    if (tm.getMCSubtargetInfo()->checkFeatures("+" + feature))
+      required += (required.empty() ? "" : ",") + feature;
+  return required;
 }
 
 } // namespace kiln

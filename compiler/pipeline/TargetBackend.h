@@ -27,11 +27,14 @@ namespace kiln {
 
 /// User-facing code-generation choices, from `kiln compile` flags.
 struct TargetOptions {
-  std::string cpu;      // empty: the target's default
+  /// Empty: the target's portable default; "native": the host's CPU and
+  /// features (only for a target of the host's architecture).
+  std::string cpu;
   std::string features; // extra LLVM features, "+avx2,-avx512f"
   unsigned optLevel = 3;
   /// Schedule parameters from `--schedule key=value,...`, applied to every
-  /// op; names are those of getScheduleKeys().
+  /// op in order (a later entry for the same key wins); names are those of
+  /// getScheduleDefaults().
   std::vector<std::pair<std::string, int64_t>> schedule;
 };
 
@@ -42,6 +45,8 @@ public:
   virtual llvm::StringRef getName() const = 0;
   virtual llvm::StringRef getDescription() const = 0;
   virtual std::string getTriple() const = 0;
+  /// The CPU compiled for without `--cpu`: a portable baseline, so that a
+  /// library built on one machine runs on others of its architecture.
   virtual std::string getDefaultCpu() const = 0;
   /// LLVM features always enabled for this target, before `--features`.
   virtual std::string getDefaultFeatures() const { return ""; }
@@ -51,8 +56,20 @@ public:
   /// Activation layout of convolutions, "nchw" or "nhwc" (see the
   /// kiln-convert-layout pass); `kiln compile --layout` overrides it.
   virtual llvm::StringRef getPreferredConvLayout() const { return "nchw"; }
-  /// Schedule parameters `--schedule` may set for this target.
-  virtual std::vector<std::string> getScheduleKeys() const { return {}; }
+  /// CPU features kiln_rt can check at load time (LLVM's names, as
+  /// kiln_rt_cpu_supports knows them); those the compiled code may use are
+  /// recorded in the library, which refuses to load where one is missing.
+  virtual std::vector<std::string> getCheckedCpuFeatures() const { return {}; }
+  /// The checked features the target machine's subtarget enables, joined
+  /// with commas.
+  std::string getRequiredCpuFeatures(const llvm::TargetMachine &tm) const;
+  /// Schedule parameters `--schedule` may set for this target, with the
+  /// values the target uses for them under `options` (0 where a heuristic
+  /// decides per op).
+  using ScheduleValues = std::vector<std::pair<std::string, int64_t>>;
+  virtual ScheduleValues getScheduleDefaults(const TargetOptions &) const {
+    return {};
+  }
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;

@@ -10,9 +10,11 @@ namespace kiln {
 
 /// Schedule knobs of the CPU pipeline; the autotuner sets these per target.
 /// Zero means "heuristic default from vectorBits" (see TileAndVectorize.cpp).
+/// Every field is an integer so that `--schedule KEY=N` can set any of them
+/// (flags are 0 or 1).
 struct CpuScheduleOptions {
   /// Vector width in bits of the target's widest profitable registers.
-  unsigned vectorBits = 256;
+  int64_t vectorBits = 256;
   /// Contraction cache blocks: rows (M) and columns (N) per thread-level
   /// tile, depth (K) per L2 block.
   int64_t tileM = 0, tileN = 0, tileK = 0;
@@ -28,13 +30,13 @@ struct CpuScheduleOptions {
   /// The same for A blocks (mc x kc).
   int64_t packARowBytes = 0;
   /// Split outer loops across kiln_rt's thread pool.
-  bool parallel = true;
+  int64_t parallel = 1;
   /// Iteration-space size below which an op stays on one thread. Vectorized
   /// ops this small finish in microseconds; splitting them moves their data
   /// between cores' caches, which costs more than the second core saves.
   int64_t minParallelWork = 131072;
   /// Rewrite 2-D convolutions as im2col + contraction.
-  bool convToIm2Col = true;
+  int64_t convToIm2Col = 1;
   /// Tile and vectorize at all (off: scalar loops, the reference lowering).
   bool tileAndVectorize = true;
 };

@@ -1,28 +1,20 @@
-//===- CpuTargetBackend.cpp - Shared base of the CPU targets --------------===//
+//===- CpuTargetBackend.cpp - CPU targets described by data ---------------===//
 
 #include "lowering/cpu/CpuTargetBackend.h"
-#include "lowering/cpu/CpuPipeline.h"
 #include "lowering/emit/Linker.h"
 
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
 
 namespace kiln {
-
-std::string CpuTargetBackend::getDefaultCpu() const {
-  // Compiling for the machine we run on is the common case; cross targets
-  // get a generic baseline.
-  llvm::Triple host(llvm::sys::getProcessTriple());
-  if (host.getArch() == llvm::Triple(desc.triple).getArch())
-    return llvm::sys::getHostCPUName().str();
-  return desc.defaultCpu;
-}
 
 /// The knobs of CpuScheduleOptions that `--schedule` may set, by the names
 /// a per-op `kiln.schedule` attribute uses.
 static std::vector<std::pair<std::string, int64_t CpuScheduleOptions::*>>
 scheduleFields() {
-  return {{"tile_m", &CpuScheduleOptions::tileM},
+  return {{"vector_bits", &CpuScheduleOptions::vectorBits},
+          {"tile_m", &CpuScheduleOptions::tileM},
           {"tile_n", &CpuScheduleOptions::tileN},
           {"tile_k", &CpuScheduleOptions::tileK},
           {"reg_m", &CpuScheduleOptions::regM},
@@ -30,25 +22,58 @@ scheduleFields() {
           {"reg_k", &CpuScheduleOptions::regK},
           {"pack_row_bytes", &CpuScheduleOptions::packRowBytes},
           {"pack_a_row_bytes", &CpuScheduleOptions::packARowBytes},
-          {"min_parallel_work", &CpuScheduleOptions::minParallelWork}};
+          {"parallel", &CpuScheduleOptions::parallel},
+          {"min_parallel_work", &CpuScheduleOptions::minParallelWork},
+          {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col}};
 }
 
-std::vector<std::string> CpuTargetBackend::getScheduleKeys() const {
-  std::vector<std::string> keys;
-  for (const auto &field : scheduleFields())
-    keys.push_back(field.first);
-  return keys;
+unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
+  if (desc.vectorBitsByFeature.empty())
+    return desc.baseVectorBits;
+  auto tm = createTargetMachine(options);
+  if (!tm) {
+    // The compile reports the same error when it creates its machine.
+    llvm::consumeError(tm.takeError());
+    return desc.baseVectorBits;
+  }
+  const llvm::MCSubtargetInfo *sti = (*tm)->getMCSubtargetInfo();
+  for (const auto &[feature, bits] : desc.vectorBitsByFeature)
+    if (sti->checkFeatures("+" + feature))
+      return bits;
+  return desc.baseVectorBits;
 }
 
-void CpuTargetBackend::buildLoweringPipeline(
-    mlir::OpPassManager &pm, const TargetOptions &options) const {
-  CpuScheduleOptions schedule;
+CpuScheduleOptions
+CpuTargetBackend::getSchedule(const TargetOptions &options) const {
+  CpuScheduleOptions schedule = desc.schedule;
   schedule.vectorBits = getVectorBits(options);
   for (const auto &[key, value] : options.schedule)
     for (const auto &field : scheduleFields())
       if (field.first == key)
         schedule.*field.second = value;
-  buildCpuLoweringPipeline(pm, schedule);
+  return schedule;
+}
+
+TargetBackend::ScheduleValues
+CpuTargetBackend::getScheduleDefaults(const TargetOptions &options) const {
+  TargetOptions noOverrides = options;
+  noOverrides.schedule.clear();
+  CpuScheduleOptions schedule = getSchedule(noOverrides);
+  ScheduleValues values;
+  for (const auto &field : scheduleFields())
+    values.emplace_back(field.first, schedule.*field.second);
+  return values;
+}
+
+void CpuTargetBackend::buildLoweringPipeline(
+    mlir::OpPassManager &pm, const TargetOptions &options) const {
+  buildCpuLoweringPipeline(pm, getSchedule(options));
+}
+
+void CpuTargetBackend::configureLlvmOptions(
+    llvm::TargetOptions &options) const {
+  if (!desc.abiName.empty())
+    options.MCOptions.ABIName = desc.abiName;
 }
 
 llvm::Error

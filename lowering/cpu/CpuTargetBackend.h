@@ -1,18 +1,22 @@
-//===- CpuTargetBackend.h - Shared base of the CPU targets ------*- C++ -*-===//
+//===- CpuTargetBackend.h - CPU targets described by data -------*- C++ -*-===//
 //
 // Every CPU target runs the same linalg-to-LLVM pipeline (CpuPipeline.h) and
 // links with ld.lld against its C library; what differs is data: triple,
-// default CPU and features, vector width, library directories. A target
-// folder under lowering/targets/ subclasses this and overrides only what its
-// architecture does differently.
+// default CPU and features, vector width per CPU feature, ABI, library
+// directories, the features checked at load time and the default schedule.
+// A target folder under lowering/targets/ fills a CpuTargetDescription and
+// registers a CpuTargetBackend made from it; it writes code only for what
+// the description cannot say.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LOWERING_CPU_CPUTARGETBACKEND_H
 #define KILN_LOWERING_CPU_CPUTARGETBACKEND_H
 
 #include "compiler/pipeline/TargetBackend.h"
+#include "lowering/cpu/CpuPipeline.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln {
@@ -21,11 +25,25 @@ struct CpuTargetDescription {
   std::string name;        // `--target` value
   std::string description; // one line for `kiln targets`
   std::string triple;      // LLVM triple, also the multiarch directory name
-  std::string defaultCpu;  // used when not compiling for the host
+  /// Portable baseline used without `--cpu` (see TargetBackend).
+  std::string defaultCpu;
+  /// LLVM features always on, before `--features`.
   std::string defaultFeatures;
-  unsigned vectorBits = 0;
+  /// LLVM ABI name where the triple alone implies the wrong one (RISC-V's
+  /// soft-float lp64); empty: the triple's.
+  std::string abiName;
+  /// Vector width by CPU feature: the first (feature, bits) whose feature
+  /// the chosen CPU and `--features` enable gives the width the schedule
+  /// tiles for; `baseVectorBits` when none does (0: scalar).
+  std::vector<std::pair<std::string, unsigned>> vectorBitsByFeature;
+  unsigned baseVectorBits = 0;
   /// Where the target's libc.so/libm.so live (searched in order).
   std::vector<std::string> libDirs;
+  /// Features kiln_rt checks at load time (see getCheckedCpuFeatures).
+  std::vector<std::string> checkedCpuFeatures;
+  /// The target's default schedule; `vectorBits` comes from the rules
+  /// above, and `--schedule KEY=N` overrides any field.
+  CpuScheduleOptions schedule;
 };
 
 class CpuTargetBackend : public TargetBackend {
@@ -36,22 +54,28 @@ public:
   llvm::StringRef getName() const override { return desc.name; }
   llvm::StringRef getDescription() const override { return desc.description; }
   std::string getTriple() const override { return desc.triple; }
-  /// The host CPU when the target is the host's architecture, else the
-  /// description's generic baseline.
-  std::string getDefaultCpu() const override;
+  std::string getDefaultCpu() const override { return desc.defaultCpu; }
   std::string getDefaultFeatures() const override {
     return desc.defaultFeatures;
   }
-  unsigned getVectorBits(const TargetOptions &) const override {
-    return desc.vectorBits;
+  unsigned getVectorBits(const TargetOptions &options) const override;
+  std::vector<std::string> getCheckedCpuFeatures() const override {
+    return desc.checkedCpuFeatures;
   }
-  std::vector<std::string> getScheduleKeys() const override;
+  ScheduleValues
+  getScheduleDefaults(const TargetOptions &options) const override;
   void buildLoweringPipeline(mlir::OpPassManager &pm,
                              const TargetOptions &options) const override;
   llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,
                                 llvm::StringRef output) const override;
 
+  /// The schedule the pipeline runs with: the description's defaults, the
+  /// vector width of the chosen CPU, then `--schedule` (later entries win).
+  CpuScheduleOptions getSchedule(const TargetOptions &options) const;
+
 protected:
+  void configureLlvmOptions(llvm::TargetOptions &options) const override;
+
   CpuTargetDescription desc;
 };
 

@@ -143,11 +143,11 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
       m, symTy, true, GlobalValue::PrivateLinkage,
       ConstantArray::get(symTy, symbolNames), "kiln.symbols");
 
-  auto *descTy =
-      StructType::create(ctx,
-                         {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64, ptrTy, i64,
-                          ptrTy, i64, ptrTy, i64, i64, ptrTy, i64},
-                         "kiln_model_desc");
+  auto *descTy = StructType::create(ctx,
+                                    {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64,
+                                     ptrTy, i64, ptrTy, i64, ptrTy, i64, i64,
+                                     ptrTy, i64, ptrTy, ptrTy},
+                                    "kiln_model_desc");
   Constant *desc = ConstantStruct::get(
       descTy,
       {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION), ConstantInt::get(i32, 0),
@@ -161,7 +161,9 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
        ConstantInt::get(i64, sig.symbols.size()), symbols,
        ConstantInt::get(i64, info.arenaBytes),
        ConstantInt::get(i64, info.arenaAlignment), run,
-       ConstantInt::get(i64, info.arenaLowerBound)});
+       ConstantInt::get(i64, info.arenaLowerBound),
+       makeString(m, info.cpu, "kiln.cpu"),
+       makeString(m, info.cpuFeatures, "kiln.cpu_features")});
   auto *descVar = new GlobalVariable(
       m, descTy, true, GlobalValue::PrivateLinkage, desc, "kiln.model_desc");
 

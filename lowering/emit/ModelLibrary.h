@@ -25,6 +25,9 @@ namespace kiln {
 
 struct ModelLibraryInfo {
   std::string target;
+  /// CPU compiled for and the CPU features kiln_rt checks at load time.
+  std::string cpu;
+  std::string cpuFeatures;
   uint64_t arenaBytes = 0;
   uint64_t arenaAlignment = 64;
   uint64_t arenaLowerBound = 0;

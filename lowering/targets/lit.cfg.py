@@ -31,3 +31,12 @@ for arch in sorted(os.listdir(config.test_source_root)):
     if (qemu and os.path.isdir(f"/usr/{arch}-linux-gnu")
             and os.path.isfile(os.path.join(build, arch, "kiln_run_npy"))):
         config.available_features.add(f"qemu-{arch}")
+
+# CPU features of this machine, for tests of libraries it cannot run.
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+except OSError:
+    flags = []
+if flags and "amx_tile" not in flags and "avx512_fp16" not in flags:
+    config.available_features.add("host-lacks-amx-avx512fp16")

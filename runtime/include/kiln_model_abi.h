@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 2u
+#define KILN_MODEL_ABI_VERSION 3u
 
 /* Element types use ONNX TensorProto.DataType codes so that .pb files and
  * model metadata agree without a translation table. */
@@ -74,6 +74,12 @@ typedef struct kiln_model_desc {
   /* Most bytes of planned buffers alive at once: no plan can use a smaller
    * arena, so arena_bytes / arena_lower_bound measures the plan. */
   uint64_t arena_lower_bound;
+  /* Since ABI 3. The CPU the code was compiled for ("x86-64-v3", "znver5")
+   * and the CPU features it may use, comma-separated in LLVM's spelling
+   * ("avx,avx2,fma"); kiln_rt refuses to load the library on a machine that
+   * lacks one of them. NULL or "" when nothing needs checking. */
+  const char *cpu;
+  const char *cpu_features;
 } kiln_model_desc;
 
 typedef const kiln_model_desc *(*kiln_model_get_fn)(void);

@@ -40,6 +40,8 @@ typedef enum kiln_status {
   KILN_STATUS_DTYPE_MISMATCH = 5,
   KILN_STATUS_OUT_OF_MEMORY = 6,
   KILN_STATUS_RUN_FAILED = 7,
+  /* The library uses CPU features this machine does not have. */
+  KILN_STATUS_UNSUPPORTED_CPU = 8,
 } kiln_status;
 
 /* Message of the last failing call on this thread; "" if none. Valid until
@@ -140,6 +142,10 @@ KILN_RT_API void kiln_rt_parallel_for(int64_t n,
                                       void (*body)(int64_t begin, int64_t end,
                                                    void *data),
                                       void *data);
+/* 1 if this machine has the CPU feature (LLVM's name: "avx2", "avx512f",
+ * "dotprod"), 0 if not, -1 if kiln_rt cannot check that name here. */
+KILN_RT_API int kiln_rt_cpu_supports(const char *feature);
+
 /* n <= 0 restores the default: $KILN_NUM_THREADS, else the CPU count. */
 KILN_RT_API void kiln_rt_set_num_threads(int n);
 KILN_RT_API int kiln_rt_get_num_threads(void);

@@ -42,6 +42,7 @@ _STATUS = [
     "DTYPE_MISMATCH",
     "OUT_OF_MEMORY",
     "RUN_FAILED",
+    "UNSUPPORTED_CPU",
 ]
 
 

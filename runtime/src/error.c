@@ -37,6 +37,8 @@ const char *kiln_status_string(kiln_status status) {
     return "OUT_OF_MEMORY";
   case KILN_STATUS_RUN_FAILED:
     return "RUN_FAILED";
+  case KILN_STATUS_UNSUPPORTED_CPU:
+    return "UNSUPPORTED_CPU";
   }
   return "UNKNOWN_STATUS";
 }

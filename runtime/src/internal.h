@@ -34,6 +34,10 @@ kiln_status kiln_rt_fail(kiln_status status, const char *fmt, ...)
 /* Checks a descriptor's internal consistency after the ABI version matched;
  * fills model->total_rank and model->arena_alignment. */
 kiln_status kiln_rt_check_desc(kiln_model *model, const char *origin);
+/* KILN_STATUS_UNSUPPORTED_CPU unless this machine has every CPU feature the
+ * descriptor lists (cpu_features.c). */
+kiln_status kiln_rt_check_cpu_features(const kiln_model_desc *d,
+                                       const char *origin);
 
 /* Validates inputs and binds symbols. `bindings` and `bound_by` have room for
  * num_symbols entries. */

@@ -76,6 +76,9 @@ kiln_status kiln_rt_check_desc(kiln_model *model, const char *origin) {
                             "binds",
                             origin, d->outputs[i].name, (int)k);
     }
+  kiln_status cpu = kiln_rt_check_cpu_features(d, origin);
+  if (cpu != KILN_STATUS_OK)
+    return cpu;
   uint64_t align = d->arena_alignment;
   if (align & (align - 1))
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,

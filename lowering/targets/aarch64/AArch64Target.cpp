@@ -2,33 +2,33 @@
 //
 // 64-bit Arm with NEON (128-bit vectors). Cross-compiles from any host: the
 // C library comes from the Debian cross sysroot (libc6-dev-arm64-cross), and
-// the result runs natively or under qemu-aarch64 (test/e2e/aarch64/).
+// the result runs natively or under qemu-aarch64 (test/e2e/emulated/).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/CpuTargetBackend.h"
 
 namespace kiln {
-namespace {
 
-class AArch64Target : public CpuTargetBackend {
-public:
-  AArch64Target()
-      : CpuTargetBackend({
-            /*name=*/"aarch64",
-            /*description=*/"AArch64 Linux with NEON",
-            /*triple=*/"aarch64-linux-gnu",
-            /*defaultCpu=*/"neoverse-n1",
-            /*defaultFeatures=*/"+neon",
-            /*vectorBits=*/128,
-            /*libDirs=*/{"/usr/aarch64-linux-gnu/lib"},
-        }) {}
-};
-
-} // namespace
+static CpuTargetDescription describeAArch64() {
+  CpuTargetDescription d;
+  d.name = "aarch64";
+  d.description = "AArch64 Linux with NEON";
+  d.triple = "aarch64-linux-gnu";
+  d.defaultCpu = "neoverse-n1";
+  d.defaultFeatures = "+neon";
+  d.baseVectorBits = 128;
+  d.libDirs = {"/usr/aarch64-linux-gnu/lib"};
+  d.checkedCpuFeatures = {"neon",     "fp-armv8", "crc",     "lse",
+                          "fullfp16", "rdm",      "dotprod", "sve",
+                          "sve2",     "i8mm",     "bf16"};
+  return d;
+}
 
 void registerAArch64Target() {
-  registerTarget("aarch64", [] { return std::make_unique<AArch64Target>(); });
+  registerTarget("aarch64", [] {
+    return std::make_unique<CpuTargetBackend>(describeAArch64());
+  });
 }
 
 } // namespace kiln

@@ -9,40 +9,27 @@
 
 #include "lowering/cpu/CpuTargetBackend.h"
 
-#include "llvm/Target/TargetOptions.h"
-
 namespace kiln {
-namespace {
 
-class Riscv64Target : public CpuTargetBackend {
-public:
-  Riscv64Target()
-      : CpuTargetBackend({
-            /*name=*/"riscv64",
-            /*description=*/"RISC-V 64 Linux, rv64gc (RVV with +v)",
-            /*triple=*/"riscv64-linux-gnu",
-            /*defaultCpu=*/"generic-rv64",
-            /*defaultFeatures=*/"+m,+a,+f,+d,+c",
-            /*vectorBits=*/0,
-            /*libDirs=*/{"/usr/riscv64-linux-gnu/lib"},
-        }) {}
-
-  unsigned getVectorBits(const TargetOptions &options) const override {
-    return llvm::StringRef(options.features).contains("+v") ? 128 : 0;
-  }
-
-protected:
-  void configureLlvmOptions(llvm::TargetOptions &options) const override {
-    // The triple alone implies the soft-float lp64 ABI, which cannot link
-    // against the distribution's libc.
-    options.MCOptions.ABIName = "lp64d";
-  }
-};
-
-} // namespace
+static CpuTargetDescription describeRiscv64() {
+  CpuTargetDescription d;
+  d.name = "riscv64";
+  d.description = "RISC-V 64 Linux, rv64gc (RVV with +v)";
+  d.triple = "riscv64-linux-gnu";
+  d.defaultCpu = "generic-rv64";
+  d.defaultFeatures = "+m,+a,+f,+d,+c";
+  // The triple alone implies the soft-float lp64 ABI, which cannot link
+  // against the distribution's libc.
+  d.abiName = "lp64d";
+  d.vectorBitsByFeature = {{"v", 128}};
+  d.libDirs = {"/usr/riscv64-linux-gnu/lib"};
+  return d;
+}
 
 void registerRiscv64Target() {
-  registerTarget("riscv64", [] { return std::make_unique<Riscv64Target>(); });
+  registerTarget("riscv64", [] {
+    return std::make_unique<CpuTargetBackend>(describeRiscv64());
+  });
 }
 
 } // namespace kiln

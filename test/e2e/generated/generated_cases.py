@@ -81,7 +81,7 @@ def ort_disagreement(args, model, inputs, ref, work):
     return None
 
 
-def run_kiln(args, model, inputs, ref, work, label="host", extra=()):
+def run_kiln(args, model, inputs, ref, work, label="native", extra=("--cpu", "native")):
     """Compiles (with `extra` arguments) and runs the model; returns (ok, message)."""
     so = os.path.join(work, f"model_{label}.so")
     r = e2e.run_command([args.kiln, "compile", model, "-o", so] + list(extra),

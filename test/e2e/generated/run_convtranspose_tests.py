@@ -134,7 +134,7 @@ def check_case(args, name, spec, work):
     """Returns [(label, ok, message)]."""
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     model, inputs, ref = make_case(name, spec, rng, work)
-    return gen.check_against_references(args, model, inputs, ref, work, [("host", [])])
+    return gen.check_against_references(args, model, inputs, ref, work, [("native", ["--cpu", "native"])])
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ the decomposed HardSwish and exact-GELU subgraphs exporters emit; kiln-fold-batc
 folds per-channel Mul/Add after a Conv into its weights. Each case is a small graph
 of that shape (one large enough for the blocked im2col form, one wide enough for the
 GEMM to pack B), compiled for
-the host CPU and for x86-64-v3. ONNX Runtime (graph optimisations disabled) and a
+the host CPU (--cpu native) and for x86-64-v3. ONNX Runtime (graph optimisations disabled) and a
 float64 numpy implementation must agree before kiln's output is compared with them.
 Prints one line per case and CPU and `N passed, N failed`; exits non-zero on any failure.
 """
@@ -23,7 +23,7 @@ import generated_cases as gen
 
 SEED = 1618
 
-CPUS = [("host", []), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
+CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
 
 # name: (kind, input shape, output channels / columns, kernel, activation)
 CASES = {

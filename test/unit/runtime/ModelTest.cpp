@@ -149,4 +149,61 @@ TEST(ModelDescriptor, RejectsMalformed) {
   EXPECT_EQ(kiln_model_from_desc(&strings, &m), KILN_STATUS_LOAD_FAILED);
 }
 
+// A library records the CPU features its code uses; loading refuses one whose
+// features this machine lacks, naming them, instead of dying on SIGILL.
+TEST(ModelDescriptor, ChecksCpuFeatures) {
+  static const int64_t dims[] = {4};
+  kiln_tensor_info in = {"a", KILN_DTYPE_FLOAT32, 1, dims};
+  kiln_tensor_info out = {"b", KILN_DTYPE_FLOAT32, 1, dims};
+  kiln_model_desc d = {};
+  d.abi_version = KILN_MODEL_ABI_VERSION;
+  d.num_inputs = 1;
+  d.inputs = &in;
+  d.num_outputs = 1;
+  d.outputs = &out;
+  d.run = noopRun;
+  d.cpu = "test-cpu";
+  kiln_model *m = nullptr;
+
+#if defined(__x86_64__)
+  const char *present = "sse2",
+             *candidates[] = {"avx512fp16", "amx-tile", "amx-int8",
+                              "avx512f",    "avx2",     "avx"};
+#elif defined(__aarch64__)
+  const char *present = "neon",
+             *candidates[] = {"sve2", "i8mm", "sve", "bf16", "dotprod"};
+#else
+  GTEST_SKIP() << "no CPU feature checks on this architecture";
+  const char *present = "", *candidates[] = {""};
+#endif
+  EXPECT_EQ(kiln_rt_cpu_supports(present), 1);
+  EXPECT_EQ(kiln_rt_cpu_supports("no-such-feature"), -1);
+  d.cpu_features = present;
+  ASSERT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_OK) << lastError();
+  kiln_model_unload(m);
+
+  d.cpu_features = "no-such-feature";
+  EXPECT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_UNSUPPORTED_CPU);
+  EXPECT_NE(lastError().find("cannot check: no-such-feature"),
+            std::string::npos)
+      << lastError();
+
+  const char *missing = nullptr;
+  for (const char *f : candidates)
+    if (kiln_rt_cpu_supports(f) == 0) {
+      missing = f;
+      break;
+    }
+  if (!missing)
+    GTEST_SKIP() << "this machine has every candidate feature";
+  std::string both = std::string(present) + "," + missing;
+  d.cpu_features = both.c_str();
+  EXPECT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_UNSUPPORTED_CPU);
+  EXPECT_NE(lastError().find("compiled for CPU 'test-cpu'"), std::string::npos)
+      << lastError();
+  EXPECT_NE(lastError().find(std::string("lacks its features ") + missing),
+            std::string::npos)
+      << lastError();
+}
+
 } // namespace
