@@ -4,7 +4,7 @@
     /usr/bin/python3 test/e2e/real_models/run_real_models.py --kiln build/bin/kiln
         [--ort-dir build/ort] [--models-dir test/e2e/models/cache]
         [--model NAME ...] [--tol 1e-4] [--dynamic] [--work-dir DIR] [--keep]
-        [--compile-args "--layout nhwc"]
+        [--target T] [--cpu CPU] [--features +f,-g] [--compile-args "--layout nhwc"]
 
 Models (fetch_models.sh and export_encoder.py put them in --models-dir):
   cls      ch_ppocr_mobile_v2.0_cls_infer.onnx   input 1x3x48x192 float in [0,1)
@@ -129,7 +129,9 @@ def check_model(args, name, filename, make_inputs, work):
         with_static_inputs(model, arrays, compiled_from)
     so = os.path.join(work, f"{name}.so")
     t0 = time.monotonic()
-    r = e2e.run_command([args.kiln, "compile", compiled_from, "-o", so]
+    target_flags = sum([[f"--{k}", getattr(args, k)] for k in ("target", "cpu", "features")
+                        if getattr(args, k)], [])
+    r = e2e.run_command([args.kiln, "compile", compiled_from, "-o", so] + target_flags
                         + shlex.split(args.compile_args),
                         timeout=args.timeout)
     compile_s = time.monotonic() - t0
@@ -178,6 +180,10 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-4, help="max relative error allowed")
     ap.add_argument("--dynamic", action="store_true",
                     help="compile the original model with symbolic dims")
+    ap.add_argument("--target", default=None, help="--target for kiln compile (this machine's "
+                    "architecture; test/e2e/emulated/ runs others)")
+    ap.add_argument("--cpu", default=None, help="--cpu for kiln compile")
+    ap.add_argument("--features", default=None, help="--features for kiln compile")
     ap.add_argument("--compile-args", default="",
                     help="extra `kiln compile` arguments, e.g. \"--layout nhwc\"")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per command")
