@@ -4,7 +4,7 @@
 #include "compiler/importer/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/pipeline/Registration.h"
-#include "compiler/pipeline/TargetBackend.h"
+#include "lowering/targets/TargetBackend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -87,8 +87,15 @@ static cl::opt<unsigned>
 static cl::opt<std::string>
     schedule("schedule", cl::value_desc("KEY=N,..."), cl::sub(compileSub),
              cl::desc("CPU schedule for every op (keys: `kiln targets`)"));
+static cl::opt<std::string> scheduleFile(
+    "schedule-file", cl::value_desc("file.json"), cl::sub(compileSub),
+    cl::desc("Per-op schedules, keyed by node name or node#fingerprint "
+             "(applied after --schedule)"));
 static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
                             cl::desc("Print the IR after each stage"));
+static cl::opt<bool>
+    remarks("remarks", cl::sub(compileSub),
+            cl::desc("Name every op that takes a slow path, and why"));
 
 // import
 static cl::opt<std::string> importInput(cl::Positional, cl::Required,
@@ -174,6 +181,8 @@ static int runCompile() {
     return fail("--codegen-threads: at most 256 (0: automatic)");
   options.codegenThreads = codegenThreads;
   options.dumpIR = dumpIR;
+  options.remarks = remarks;
+  options.targetOptions.scheduleFile = scheduleFile;
   if (schedule.getNumOccurrences() &&
       !parseSchedule(schedule, options.targetOptions.schedule))
     return fail("--schedule needs KEY=N[,KEY=N...] with N >= 0, not '" +
@@ -211,15 +220,19 @@ static int runTargets() {
   std::vector<std::string> schedules;
   for (const std::string &name : getRegisteredTargetNames()) {
     auto target = createTarget(name);
-    unsigned bits = target->getVectorBits(defaults);
-    std::string vector = bits ? std::to_string(bits) + "b" : "scalar";
+    TargetBackend::ScheduleValues schedule =
+        target->getScheduleDefaults(defaults);
+    std::string vector = "-";
+    for (const auto &[key, value] : schedule)
+      if (key == "vector_bits")
+        vector = value ? std::to_string(value) + "b" : "scalar";
     std::string features = target->getDefaultFeatures();
     std::printf("%-9s %-20s %-16s %-7s %-18s %s\n", name.c_str(),
                 target->getTriple().c_str(), target->getDefaultCpu().c_str(),
                 vector.c_str(), features.empty() ? "-" : features.c_str(),
                 target->getDescription().str().c_str());
     std::string line = name + ":";
-    for (const auto &[key, value] : target->getScheduleDefaults(defaults))
+    for (const auto &[key, value] : schedule)
       line += " " + key + "=" + std::to_string(value);
     schedules.push_back(line);
   }

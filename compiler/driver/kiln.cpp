@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Commands.h"
-#include "compiler/pipeline/TargetBackend.h"
+#include "lowering/targets/TargetBackend.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"

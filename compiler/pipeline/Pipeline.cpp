@@ -38,19 +38,29 @@ void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout) {
   pm.addPass(createCSEPass());
 }
 
-/// Collects the first error diagnostic as a single line "loc: message".
+/// "node 'NAME': " for a diagnostic located at an ONNX node.
+static std::string nodePrefix(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (isa<NameLoc>(inner))
+        return nodePrefix(inner);
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return "node '" + name.getName().getValue().str() + "': ";
+  return "";
+}
+
+/// Collects the first error diagnostic as a single line "loc: message";
+/// prints remarks when asked to, drops them otherwise.
 class FirstErrorHandler {
 public:
-  explicit FirstErrorHandler(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
+  FirstErrorHandler(MLIRContext *ctx, bool remarks)
+      : handler(ctx, [this, remarks](Diagnostic &diag) {
           if (diag.getSeverity() == DiagnosticSeverity::Error &&
-              message.empty()) {
-            std::string loc;
-            llvm::raw_string_ostream os(loc);
-            if (auto name = dyn_cast<NameLoc>(diag.getLocation()))
-              os << "node '" << name.getName().getValue() << "': ";
-            message = loc + diag.str();
-          }
+              message.empty())
+            message = nodePrefix(diag.getLocation()) + diag.str();
+          if (diag.getSeverity() == DiagnosticSeverity::Remark && remarks)
+            llvm::errs() << "kiln: remark: " << nodePrefix(diag.getLocation())
+                         << diag.str() << "\n";
           return success();
         }) {}
   std::string message;
@@ -60,12 +70,13 @@ private:
 };
 
 static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
-                             llvm::StringRef stage, bool dump) {
+                             llvm::StringRef stage, bool dump,
+                             bool remarks = false) {
   PassManager pm(module.getContext());
   static_cast<OpPassManager &>(pm) = pipeline;
   if (dump)
     module->print(llvm::errs() << "// ---- before " << stage << "\n");
-  FirstErrorHandler errors(module.getContext());
+  FirstErrorHandler errors(module.getContext(), remarks);
   if (failed(pm.run(module))) {
     std::string msg = errors.message;
     // Name the ONNX op when a graph op has no lowering.
@@ -120,7 +131,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
     return err;
   OpPassManager targetPm("builtin.module");
   target->buildLoweringPipeline(targetPm, options.targetOptions);
-  if (auto err = runPasses(module, targetPm, "code generation", options.dumpIR))
+  if (auto err = runPasses(module, targetPm, "code generation", options.dumpIR,
+                           options.remarks))
     return err;
   if (options.dumpIR)
     module->print(llvm::errs() << "// ---- LLVM dialect\n");

@@ -2,7 +2,7 @@
 #ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
 #define KILN_COMPILER_PIPELINE_PIPELINE_H
 
-#include "compiler/pipeline/TargetBackend.h"
+#include "lowering/targets/TargetBackend.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -27,6 +27,9 @@ struct CompileOptions {
   unsigned codegenThreads = 0;
   /// Print the IR after each stage to stderr.
   bool dumpIR = false;
+  /// Print a remark for each op that takes a slow path (scalar loops, a
+  /// fallback), with its node and the reason.
+  bool remarks = false;
 };
 
 /// Graph-level passes (folding, canonicalization, layout) on kiln.graph.

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/pipeline/TargetBackend.h"
+#include "lowering/targets/TargetBackend.h"
 
 #define KILN_FOR_EACH_TARGET(TARGET)                                           \
   TARGET(X86_64)                                                               \

@@ -1,6 +1,7 @@
 //===- KernelDialect.cpp - kiln.kernel dialect registration ---------------===//
 
 #include "dialects/kernel/KernelDialect.h"
+#include "dialects/kernel/KernelAttrs.h"
 #include "dialects/kernel/KernelOps.h"
 
 using namespace mlir;
@@ -13,4 +14,5 @@ void KernelDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/kernel/KernelOps.cpp.inc"
       >();
+  registerAttributes();
 }

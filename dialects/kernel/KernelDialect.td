@@ -3,7 +3,8 @@
 // kiln.kernel holds tensor ops with no upstream home that graph passes
 // produce and the to-linalg conversion consumes: convolutions in a packed
 // layout with weights already rearranged at compile time, and (later)
-// block-sparse and quantized contractions with an epilogue.
+// block-sparse and quantized contractions with an epilogue. Its attributes
+// carry the per-op schedules the code generators read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,11 @@ def Kernel_Dialect : Dialect {
     them; the to-linalg conversion lowers them to upstream named ops.
   }];
   let cppNamespace = "::kiln::kernel";
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Adds the attributes (KernelAttrs.cpp, where their storage is defined).
+    void registerAttributes();
+  }];
 }
 
 class Kernel_Op<string mnemonic, list<Trait> traits = []>

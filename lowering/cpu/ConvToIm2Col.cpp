@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/Schedule.h"
+#include "lowering/cpu/Transforms.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
@@ -17,6 +19,8 @@ using namespace mlir;
 namespace kiln {
 #define GEN_PASS_DEF_CONVTOIM2COL
 #include "lowering/cpu/Passes.h.inc"
+
+using namespace kiln::cpu;
 
 namespace {
 
@@ -75,6 +79,8 @@ Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
       .getResult(0);
 }
 
+} // namespace
+
 /// Rewrites a static NCHW convolution as
 ///
 ///   cols[n, (c, kh, kw), (oh, ow)] = buildGather(x)
@@ -83,11 +89,11 @@ Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
 /// Unlike upstream's rewrite, the gather keeps OH and OW as loops; the
 /// collapses into the matmul view are free. Batch 1 gives a named
 /// linalg.matmul. A 1x1 convolution with unit strides needs no gather.
-LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
-                                  linalg::Conv2DNchwFchwOp conv) {
+FailureOr<Operation *> cpu::rewriteConvInIm2Col(RewriterBase &rewriter,
+                                                linalg::Conv2DNchwFchwOp conv) {
   FailureOr<ConvShape> shape = getConvShape(conv);
   if (failed(shape))
-    return failure();
+    return rewriter.notifyMatchFailure(conv, "not static");
   const ConvShape &s = *shape;
   Value x = conv.getInputs()[0], w = conv.getInputs()[1];
   Value out = conv.getOutputs()[0];
@@ -153,12 +159,13 @@ LogicalResult rewriteNchwInIm2Col(RewriterBase &rewriter,
     result = tensor::ExpandShapeOp::create(rewriter, loc, ot,
                                            contraction->getResult(0), outRe);
   }
-  // A schedule chosen for the convolution is the contraction's schedule.
-  if (Attribute schedule = conv->getAttr(kScheduleAttrName))
-    contraction->setAttr(kScheduleAttrName, schedule);
+  // The convolution's schedule is the contraction's.
+  inheritSchedule(conv, contraction);
   rewriter.replaceOp(conv, result);
-  return success();
+  return contraction;
 }
+
+namespace {
 
 /// Whether `map` reads element (i, j, ...) of a `shape` operand at
 /// iteration (i, j, ...): the identity, except that unit dims may read 0.
@@ -259,19 +266,23 @@ Value applyBlockEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
 ///
 /// An output initialized by a broadcast (the bias) or a fill is initialized
 /// per block too, while the block is in cache.
-LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
-                                         linalg::Conv2DNchwFchwOp conv,
-                                         int64_t blockBytes,
-                                         int64_t maxChunks) {
+} // namespace
+
+FailureOr<Operation *>
+cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
+                                linalg::Conv2DNchwFchwOp conv,
+                                const BlockedIm2ColOptions &options) {
+  int64_t blockBytes = options.blockBytes;
+  int64_t maxChunks = options.maxChunks;
   FailureOr<ConvShape> shape = getConvShape(conv);
   if (failed(shape) || shape->n != 1 || !shape->elt.isIntOrFloat())
-    return failure();
+    return rewriter.notifyMatchFailure(conv, "needs batch 1, static shapes");
+  if (blockBytes <= 0)
+    return rewriter.notifyMatchFailure(conv, "needs a block size");
   const ConvShape &s = *shape;
   int64_t k = s.c * s.kh * s.kw;
   int64_t eltBytes = s.elt.getIntOrFloatBitWidth() / 8;
-  // Small im2col matrices stay in cache anyway.
-  if (k * s.oh * s.ow * eltBytes <= 4 * blockBytes || s.oh < 4)
-    return failure();
+  maxChunks = std::max<int64_t>(maxChunks, 1);
   int64_t rows = 1;
   for (int64_t r = 1; r <= s.oh; ++r)
     if (s.oh % r == 0 && k * r * s.ow * eltBytes <= blockBytes)
@@ -408,8 +419,7 @@ LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
         tensor::ParallelInsertSliceOp::create(
             b, l, loop.getResult(1), scratchArg, tileOffsets, tileSizes, unit3);
       });
-  if (Attribute schedule = conv->getAttr(kScheduleAttrName))
-    contraction->setAttr(kScheduleAttrName, schedule);
+  inheritSchedule(conv, contraction);
   if (epilogue) {
     rewriter.replaceOp(epilogue, forall.getResult(0));
     rewriter.eraseOp(conv);
@@ -418,8 +428,73 @@ LogicalResult rewriteNchwInBlockedIm2Col(RewriterBase &rewriter,
   }
   if (init)
     rewriter.eraseOp(init);
-  return success();
+  return contraction;
 }
+
+FailureOr<Operation *>
+cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
+                       kernel::CpuScheduleAttr schedule) {
+  if (!schedule || schedule.getStrategy() == "direct")
+    return rewriter.notifyMatchFailure(op, "direct convolution");
+  SavedSchedule saved = saveSchedule(op);
+  auto upstream = [&]() -> FailureOr<Operation *> {
+    FailureOr<std::pair<Operation *, Operation *>> r =
+        isa<linalg::Conv2DNhwcHwcfOp>(op)
+            ? linalg::rewriteInIm2Col(rewriter,
+                                      cast<linalg::Conv2DNhwcHwcfOp>(op))
+            : linalg::rewriteInIm2Col(rewriter,
+                                      cast<linalg::Conv2DNchwFchwOp>(op));
+    if (failed(r))
+      return failure();
+    // The contraction is the op behind the result's reshape.
+    Operation *result = r->second;
+    if (!isa<linalg::LinalgOp>(result) && result->getNumOperands())
+      result = result->getOperand(0).getDefiningOp();
+    if (!result || !isa<linalg::LinalgOp>(result))
+      return failure();
+    restoreSchedule(saved, result);
+    return result;
+  };
+  auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
+  if (!conv)
+    return upstream();
+  // Integer convolutions take upstream's rewrite.
+  if (!isa<FloatType>(getElementTypeOrSelf(conv.getOutputs()[0].getType())))
+    return upstream();
+  if (schedule.getStrategy() == "blocked_im2col") {
+    FailureOr<Operation *> blocked = rewriteConvInBlockedIm2Col(
+        rewriter, conv, {schedule.getBlockBytes(), schedule.getThreads()});
+    if (succeeded(blocked))
+      return blocked;
+    remarkSlowPath(op, "im2col without blocks",
+                   "the blocked rewrite needs batch 1 and static shapes");
+  }
+  FailureOr<Operation *> plain = rewriteConvInIm2Col(rewriter, conv);
+  if (succeeded(plain))
+    return plain;
+  return upstream();
+}
+
+namespace {
+
+/// Applies `control`'s schedule to one form of convolution.
+template <typename ConvOp> struct ApplyConvSchedule : OpRewritePattern<ConvOp> {
+  ApplyConvSchedule(MLIRContext *ctx, ScheduleControlFn control)
+      : OpRewritePattern<ConvOp>(ctx), control(std::move(control)) {}
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    kernel::CpuScheduleAttr schedule = control(op);
+    if (!schedule || schedule.getStrategy() == "direct")
+      return rewriter.notifyMatchFailure(op, "no im2col schedule");
+    if (failed(applyConvSchedule(rewriter, op, schedule))) {
+      remarkSlowPath(op, "direct convolution in scalar loops",
+                     "its im2col rewrite does not apply to this form");
+      return failure();
+    }
+    return success();
+  }
+  ScheduleControlFn control;
+};
 
 struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
@@ -433,22 +508,14 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     });
     if (convs.empty())
       return;
-    for (Operation *op : convs) {
-      rewriter.setInsertionPoint(op);
-      // Forms the upstream rewrite rejects (dynamic shapes, say) stay
-      // direct convolutions.
-      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-        if (!isa<FloatType>(
-                getElementTypeOrSelf(conv.getOutputs()[0].getType())))
-          (void)linalg::rewriteInIm2Col(rewriter, conv);
-        else if (blockBytes > 0 && succeeded(rewriteNchwInBlockedIm2Col(
-                                       rewriter, conv, blockBytes, maxChunks)))
-          continue;
-        else if (failed(rewriteNchwInIm2Col(rewriter, conv)))
-          (void)linalg::rewriteInIm2Col(rewriter, conv);
-      } else
-        (void)linalg::rewriteInIm2Col(rewriter,
-                                      cast<linalg::Conv2DNhwcHwcfOp>(op));
+    {
+      // Only the convolutions: the rewrites erase their initializers and
+      // epilogues, which a walk could not step over.
+      RewritePatternSet convPatterns(&getContext());
+      populateConvToIm2ColPatterns(convPatterns, getOwnSchedule);
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+      (void)applyOpPatternsGreedily(convs, std::move(convPatterns), config);
     }
     // With batch 1 the contraction is a matmul with a unit batch dim;
     // dropped and specialized it gets the named-op register kernel. A
@@ -476,7 +543,11 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateFoldUnitExtentDimsPatterns(patterns, control);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    KeepSchedulesListener keepSchedules;
+    GreedyRewriteConfig config;
+    config.setListener(&keepSchedules);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     SmallVector<linalg::GenericOp> contractions;
     getOperation().walk([&](linalg::GenericOp op) {
@@ -485,10 +556,22 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     });
     for (linalg::GenericOp op : contractions) {
       rewriter.setInsertionPoint(op);
-      (void)linalg::specializeGenericOp(rewriter, op);
+      SavedSchedule saved = saveSchedule(op);
+      FailureOr<linalg::LinalgOp> named =
+          linalg::specializeGenericOp(rewriter, op);
+      if (succeeded(named))
+        restoreSchedule(saved, *named);
     }
   }
 };
 
 } // namespace
+
+void cpu::populateConvToIm2ColPatterns(RewritePatternSet &patterns,
+                                       ScheduleControlFn control) {
+  patterns.add<ApplyConvSchedule<linalg::Conv2DNchwFchwOp>,
+               ApplyConvSchedule<linalg::Conv2DNhwcHwcfOp>>(
+      patterns.getContext(), control);
+}
+
 } // namespace kiln

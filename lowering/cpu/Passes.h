@@ -2,6 +2,8 @@
 #ifndef KILN_LOWERING_CPU_PASSES_H
 #define KILN_LOWERING_CPU_PASSES_H
 
+#include "dialects/kernel/KernelDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,10 +27,6 @@ namespace kiln {
 /// Vector-of-i1 loads and stores in the LLVM dialect become byte vectors
 /// (see kiln-cpu-store-bools-as-bytes).
 void populateStoreBoolsAsBytesPatterns(mlir::RewritePatternSet &patterns);
-
-/// Discardable attribute on a linalg op holding its schedule (tile sizes)
-/// for kiln-cpu-tile-and-vectorize; see TileAndVectorize.cpp.
-inline constexpr llvm::StringLiteral kScheduleAttrName = "kiln.schedule";
 
 /// Name of the runtime entry the outlined parallel bodies are passed to.
 inline constexpr const char *kParallelForSymbol = "kiln_rt_parallel_for";

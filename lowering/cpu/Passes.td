@@ -4,27 +4,88 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
+  let summary = "Choose every op's CPU schedule (the one place heuristics live)";
+  let description = [{
+    Writes a `#kiln_kernel.cpu_schedule` as the `kiln.schedule` attribute of
+    every convolution, depthwise convolution and contraction that has none
+    yet, and the function's `kiln.default_schedule` for every other op
+    (vector rows and threads). Also writes `kiln.op_id`, the op's stable
+    identity: its ONNX node name and a fingerprint of its kind, types and
+    attributes (`node#1a2b3c4d`). The passes that apply schedules
+    (`kiln-cpu-conv-to-im2col`, `kiln-cpu-vectorize-depthwise-conv`,
+    `kiln-cpu-tile-and-vectorize`) only read these attributes.
+
+    The heuristics read the target description in the options (vector
+    width, threads); zero-valued tile and register options take the
+    heuristic default, other values set that field for every op. A schedule
+    file (`schedule-file`, JSON) then overrides single ops:
+    `{"conv0": {"strategy": "im2col", "tile_m": 32}, "mm#1a2b3c4d": {...}}`,
+    keyed by node name (every op of that node) or by full identity, with the
+    attribute's field names as keys. Unknown keys, values the attribute's
+    verifier rejects and strategies that do not fit the op are errors. Ops
+    that already carry a schedule keep it, so the pass can run again after
+    bufferization for ops created in between.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "256",
+           "Vector register width of the target (0: no vector unit)">,
+    Option<"tileM", "tile-m", "int64_t", "0",
+           "Contraction cache block rows (0: heuristic)">,
+    Option<"tileN", "tile-n", "int64_t", "0",
+           "Contraction cache block columns (0: heuristic)">,
+    Option<"tileK", "tile-k", "int64_t", "0",
+           "Contraction cache block depth (0: heuristic)">,
+    Option<"regM", "reg-m", "int64_t", "0",
+           "Register tile rows (0: heuristic)">,
+    Option<"regN", "reg-n", "int64_t", "0",
+           "Register tile columns in lanes (0: heuristic)">,
+    Option<"regK", "reg-k", "int64_t", "1",
+           "K elements per innermost step (unroll)">,
+    Option<"packRowBytes", "pack-row-bytes", "int64_t", "8192",
+           "Pack B micro-panels whose rows are at least this many bytes "
+           "apart (0: never). Packing took sgemm N = 2048 (8 KiB rows) from "
+           "57 % to 65-68 % of peak but cost N = 512 (2 KiB rows) 13 points">,
+    Option<"packARowBytes", "pack-a-row-bytes", "int64_t", "0",
+           "Pack A blocks whose rows are at least this many bytes apart "
+           "(0: never)">,
+    Option<"parallel", "parallel", "int64_t", "1",
+           "Split ops across kiln_rt's thread pool (0 or 1)">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t", "131072",
+           "Iterations below which an op stays on one thread (a "
+           "multiply-add counts as one lane of an FMA). Vectorized ops this "
+           "small finish in microseconds; splitting them moves their data "
+           "between cores' caches, which costs more than a core saves">,
+    Option<"convToIm2Col", "conv-to-im2col", "int64_t", "1",
+           "Run 2-D convolutions as im2col plus the contraction kernel (0: "
+           "direct convolutions)">,
+    Option<"blockBytes", "block-bytes", "int64_t", "393216",
+           "Largest im2col tile of a blocked convolution; 0 never blocks">,
+    Option<"maxChunks", "max-chunks", "int64_t", "16",
+           "Parallel chunks (each with its own scratch tile) of a blocked "
+           "convolution">,
+    Option<"scheduleFile", "schedule-file", "std::string", "\"\"",
+           "JSON file of per-op schedules, keyed by node name or identity">
+  ];
+  let dependentDialects = ["kiln::kernel::KernelDialect"];
+}
+
 def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
   let summary = "Rewrite 2-D convolutions as im2col plus a contraction";
   let description = [{
-    On tensors, rewrites `linalg.conv_2d_nchw_fchw` and
-    `linalg.conv_2d_nhwc_hwcf` into an im2col gather and a matmul-shaped
-    contraction, so that the contraction schedule of
-    `kiln-cpu-tile-and-vectorize` serves convolutions too. A 1x1
-    convolution with unit strides needs no gather. A batch-1 convolution
-    whose im2col matrix would not stay in cache is split into blocks of
-    output rows under an `scf.forall`: each chunk gathers one block at a
-    time into its own scratch tile of at most `block-bytes` and multiplies
-    it while it is in cache.
+    On tensors, applies the strategy of each convolution's schedule
+    (`kiln-cpu-select-schedule`): `im2col` rewrites `linalg.conv_2d_nchw_fchw`
+    and `linalg.conv_2d_nhwc_hwcf` into an im2col gather and a matmul-shaped
+    contraction, so that the contraction kernel of
+    `kiln-cpu-tile-and-vectorize` serves convolutions too (a 1x1 convolution
+    with unit strides needs no gather); `blocked_im2col` splits a batch-1
+    convolution into blocks of output rows under an `scf.forall` of
+    `threads` chunks, each gathering one block at a time into its own
+    scratch tile of at most `block_bytes` and multiplying it while it is in
+    cache; `direct` leaves the convolution alone. The contraction inherits
+    the convolution's schedule. Convolutions without a schedule are left
+    alone.
   }];
-  let options = [
-    Option<"blockBytes", "block-bytes", "int64_t", /*default=*/"393216",
-           "Largest im2col tile of a blocked convolution; 0 disables "
-           "blocking">,
-    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"16",
-           "Parallel chunks (each with its own scratch tile) of a blocked "
-           "convolution">
-  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
@@ -41,32 +102,12 @@ def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp">
     blocks and a register tile (mr x nr) that is vectorized into
     `vector.contract` with its accumulator kept in registers across the K
     loop; boundary tiles are peeled and left scalar. Large parallel ops get
-    an outer `scf.forall` over their leading parallel dims. Zero-valued
-    options take a heuristic default from `vector-bits`. A `kiln.schedule`
-    dictionary on a contraction (tile_m, tile_n, tile_k, reg_m, reg_n,
-    reg_k) overrides the options for that op; tuned schedules go there.
+    an outer `scf.forall` over their leading parallel dims. Every size comes
+    from the op's `kiln.schedule` (a contraction whose strategy runs the
+    contraction kernel) or from the function's `kiln.default_schedule`
+    (vector rows and threads for every other op), both written by
+    `kiln-cpu-select-schedule`; the pass holds no schedule of its own.
   }];
-  let options = [
-    Option<"vectorBits", "vector-bits", "unsigned", "256",
-           "Vector register width the register tile is sized for">,
-    Option<"tileM", "tile-m", "int64_t", "0", "Cache block rows (M)">,
-    Option<"tileN", "tile-n", "int64_t", "0", "Cache block columns (N)">,
-    Option<"tileK", "tile-k", "int64_t", "0", "Cache block depth (K)">,
-    Option<"regM", "reg-m", "int64_t", "0", "Register tile rows">,
-    Option<"regN", "reg-n", "int64_t", "0", "Register tile columns">,
-    Option<"regK", "reg-k", "int64_t", "1",
-           "K elements per innermost step (unroll)">,
-    Option<"parallel", "parallel", "bool", "true",
-           "Emit scf.forall outer loops for threads">,
-    Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
-           "Smallest iteration-space size worth splitting across threads">,
-    Option<"packRowBytes", "pack-row-bytes", "int64_t", "8192",
-           "Pack B micro-panels whose rows are at least this many bytes "
-           "apart (0: never)">,
-    Option<"packARowBytes", "pack-a-row-bytes", "int64_t", "0",
-           "Pack A blocks whose rows are at least this many bytes apart "
-           "(0: never)">
-  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
@@ -125,17 +166,11 @@ def VectorizeDepthwiseConv
     de-interleaved with `vector.shuffle`), weight broadcasts and
     `vector.fma` into accumulators held in registers, with masked loads and
     stores at the end of each row. Runs before `kiln-cpu-tile-and-vectorize`,
-    which leaves ops inside an `scf.forall` alone. Other forms, and every
-    op when vector-bits is below 128, stay linalg.
+    which leaves ops inside an `scf.forall` alone. Applies the op's
+    `kiln.schedule` of strategy `depthwise` (vector width, accumulators,
+    threads); other strategies and forms the kernel does not handle stay
+    linalg.
   }];
-  let options = [
-    Option<"vectorBits", "vector-bits", "unsigned", "256",
-           "Vector register width; VL = vector-bits / 32 lanes">,
-    Option<"parallel", "parallel", "bool", "true",
-           "Emit an scf.forall over (batch, channel) for threads">,
-    Option<"minParallelWork", "min-parallel-work", "int64_t", "32768",
-           "Smallest iteration-space size worth splitting across threads">
-  ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::memref::MemRefDialect",

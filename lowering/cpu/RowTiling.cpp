@@ -80,7 +80,8 @@ int64_t staticWork(linalg::LinalgOp op) {
 /// Splits enough leading parallel dims for a few iterations per thread.
 FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
                                                  linalg::LinalgOp op,
-                                                 int64_t minWork) {
+                                                 int64_t minWork,
+                                                 int64_t targetChunks) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -93,12 +94,11 @@ FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
   // Enough chunks to balance threads, but no smaller: the dim that gets
   // there is split into blocks, not single iterations, so the inner loops
   // stay long enough to vectorize.
-  constexpr int64_t kChunks = 64;
   int64_t chunks = 1;
-  for (unsigned d = 0; d < iters.size() && chunks < kChunks; ++d) {
+  for (unsigned d = 0; d < iters.size() && chunks < targetChunks; ++d) {
     if (iters[d] != utils::IteratorType::parallel || !isExactlyTileable(op, d))
       break;
-    int64_t need = llvm::divideCeil(kChunks, chunks);
+    int64_t need = llvm::divideCeil(targetChunks, chunks);
     sizes[d] = std::max<int64_t>(ranges[d] / need, 1);
     chunks *= llvm::divideCeil(ranges[d], sizes[d]);
   }

@@ -34,10 +34,11 @@ tileOp(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
 int64_t staticWork(mlir::linalg::LinalgOp op);
 
 /// Wraps an op of at least `minWork` iterations in an scf.forall over its
-/// leading parallel dims; returns the op inside.
+/// leading parallel dims, aiming for `chunks` parallel chunks; returns the
+/// op inside.
 mlir::FailureOr<mlir::linalg::LinalgOp>
 parallelizeOuterDims(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
-                     int64_t minWork);
+                     int64_t minWork, int64_t chunks);
 
 /// Elementwise ops (and gathers) whose rows vectorize into plain loads and
 /// stores, and reductions of the innermost loop.

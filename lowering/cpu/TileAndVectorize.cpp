@@ -27,6 +27,8 @@
 
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/RowTiling.h"
+#include "lowering/cpu/Schedule.h"
+#include "lowering/cpu/Transforms.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -49,6 +51,7 @@ namespace {
 
 constexpr llvm::StringLiteral kPackCopyAttr = "kiln.pack_copy";
 
+/// The sizes of a contraction's schedule (see KernelAttrs.td).
 struct ContractionTiles {
   int64_t mc, nc, kc, mr, nr, kr;
   int64_t lanes; // elements per vector register
@@ -57,36 +60,26 @@ struct ContractionTiles {
   int64_t packRowBytes;
   /// The same for A blocks.
   int64_t packARowBytes;
+  /// Parallel chunks the thread blocks aim for; 0: no threads.
+  int64_t threadChunks;
   /// Multiply-adds below which a contraction (or a part of one) gets no
   /// threads.
   int64_t minParallelWork;
 };
 
-/// Per-op overrides of the pass-wide tiles: a `kiln.schedule` dictionary
-/// with any of tile_m, tile_n, tile_k, reg_m, reg_n, reg_k (positive
-/// integers), pack_row_bytes and pack_a_row_bytes (0 or more). This is where
-/// a tuned schedule for one op is written.
-ContractionTiles applySchedule(ContractionTiles t, Operation *op) {
-  auto schedule = op->getAttrOfType<DictionaryAttr>(kScheduleAttrName);
-  if (!schedule)
-    return t;
-  auto set = [&](StringRef key, int64_t &field) {
-    if (auto v = schedule.getAs<IntegerAttr>(key))
-      if (v.getInt() > 0)
-        field = v.getInt();
-  };
-  set("tile_m", t.mc);
-  set("tile_n", t.nc);
-  set("tile_k", t.kc);
-  set("reg_m", t.mr);
-  set("reg_n", t.nr);
-  set("reg_k", t.kr);
-  if (auto v = schedule.getAs<IntegerAttr>("pack_row_bytes"))
-    if (v.getInt() >= 0)
-      t.packRowBytes = v.getInt();
-  if (auto v = schedule.getAs<IntegerAttr>("pack_a_row_bytes"))
-    if (v.getInt() >= 0)
-      t.packARowBytes = v.getInt();
+ContractionTiles getTiles(kernel::CpuScheduleAttr s) {
+  ContractionTiles t;
+  t.lanes = std::max<int64_t>(s.getVectorBits() / 32, 4);
+  t.mc = s.getTileM();
+  t.nc = s.getTileN();
+  t.kc = s.getTileK();
+  t.mr = s.getRegM();
+  t.nr = s.getRegN();
+  t.kr = s.getRegK();
+  t.packRowBytes = s.getPackRowBytes();
+  t.packARowBytes = s.getPackARowBytes();
+  t.threadChunks = s.getThreads();
+  t.minParallelWork = s.getMinParallelWork();
   return t;
 }
 
@@ -123,7 +116,8 @@ memref::SubViewOp packableView(OpOperand *operand, int64_t minRowBytes) {
 /// makes `tile` read the copy.
 void packOperand(RewriterBase &rewriter, linalg::LinalgOp tile,
                  OpOperand *operand, Operation *before,
-                 ArrayRef<int64_t> bufferShape) {
+                 ArrayRef<int64_t> bufferShape,
+                 ContractionTilingResult &result) {
   auto view = operand->get().getDefiningOp<memref::SubViewOp>();
   Location loc = view.getLoc();
   // One buffer per thread: at the start of the parallel loop's body, which
@@ -151,7 +145,7 @@ void packOperand(RewriterBase &rewriter, linalg::LinalgOp tile,
   // The copy becomes vector rows once canonicalization has made its K
   // extent static.
   if (succeeded(generic))
-    (*generic)->setAttr(kPackCopyAttr, rewriter.getUnitAttr());
+    result.packCopies.push_back(*generic);
 }
 
 /// Copies the B micro-panel (kc x nr) that the register tiles of one N step
@@ -161,7 +155,8 @@ void packOperand(RewriterBase &rewriter, linalg::LinalgOp tile,
 /// tile reloads them. Packed, the kernel streams nr floats per k step. Only
 /// worth it when several M tiles reuse the panel.
 void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
-               linalg::LinalgOp tile, const ContractionTiles &t) {
+               linalg::LinalgOp tile, const ContractionTiles &t,
+               ContractionTilingResult &result) {
   std::optional<int64_t> lb = getConstantIntValue(mLoop.getLowerBound()),
                          ub = getConstantIntValue(mLoop.getUpperBound()),
                          step = getConstantIntValue(mLoop.getStep());
@@ -174,7 +169,7 @@ void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
                     [&](Value v) { return mLoop.isDefinedOutsideOfLoop(v); }))
     return;
   rewriter.moveOpBefore(view, mLoop);
-  packOperand(rewriter, tile, bOperand, mLoop, {t.kc, t.nr});
+  packOperand(rewriter, tile, bOperand, mLoop, {t.kc, t.nr}, result);
 }
 
 /// Copies the A block (mc x kc) of one K step into a contiguous stack
@@ -183,7 +178,8 @@ void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
 /// row stride they share a few cache sets with B's panel and get evicted
 /// between k steps. Only worth it when several N tiles reuse the block.
 void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
-               const ContractionTiles &t, unsigned mDim, unsigned nDim) {
+               const ContractionTiles &t, unsigned mDim, unsigned nDim,
+               ContractionTilingResult &result) {
   SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
   if (!ShapedType::isDynamic(ranges[nDim]) && ranges[nDim] < 2 * t.nr)
     return;
@@ -194,7 +190,7 @@ void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
   memref::SubViewOp view = packableView(aOperand, t.packARowBytes);
   if (!view || view->getBlock() != tile->getBlock())
     return;
-  packOperand(rewriter, tile, aOperand, tile, {t.mc, t.kc});
+  packOperand(rewriter, tile, aOperand, tile, {t.mc, t.kc}, result);
 }
 
 /// Tiles loop `dim` of `op` by `size` with an scf.for; returns the tile.
@@ -210,44 +206,55 @@ FailureOr<Operation *> tileOneDim(RewriterBase &rewriter, Operation *op,
   return tiled->tiledOps.front();
 }
 
-/// Parallel chunks a contraction's thread blocks aim for: enough to balance
-/// a few cores, few enough that row blocks share each B block.
-constexpr int64_t kThreadChunks = 8;
-
-/// Tiles a static float contraction as described in the file comment.
-LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                              const ContractionTiles &t, bool parallel) {
+/// Tiles a static float contraction as described in the file comment,
+/// adding what it built to `result`; on failure, `why` says why the op keeps
+/// its scalar loops.
+LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const ContractionTiles &t, bool parallel,
+                                  ContractionTilingResult &result,
+                                  std::string &why) {
   // Generic contractions vectorize to broadcasts and elementwise ops that the
   // vector lowering handles poorly; only named ones get the register kernel.
   if (!isa<linalg::ContractionOpInterface>(op.getOperation()) ||
       !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      !isa<FloatType>(getElementTypeOrSelf(op.getDpsInits()[0].getType())))
+      !isa<FloatType>(getElementTypeOrSelf(op.getDpsInits()[0].getType()))) {
+    why = "the register kernel takes named float contractions";
     return failure();
+  }
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   // Batch dims leave unit dims in the register tile that the vector
   // lowering handles poorly; batched contractions get outer threads only.
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || !dims->batch.empty())
+      dims->k.size() != 1 || !dims->batch.empty()) {
+    why = "batched or multi-dim contraction (outer threads and rows only)";
     return failure();
+  }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    why = "dynamic shapes";
     return failure();
-  parallel = parallel && staticWork(op) >= t.minParallelWork;
+  }
+  parallel =
+      parallel && t.threadChunks > 0 && staticWork(op) >= t.minParallelWork;
 
   // The vector dim must be the output's innermost so that accumulator rows
   // are contiguous.
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   auto last = dyn_cast<AffineDimExpr>(outMap.getResults().back());
-  if (!last || !llvm::is_contained(dims->n, last.getPosition()))
+  if (!last || !llvm::is_contained(dims->n, last.getPosition())) {
+    why = "the output's innermost dim is not an N dim";
     return failure();
+  }
   unsigned nDim = last.getPosition();
   std::optional<unsigned> mDim = innermostIn(outMap, dims->m);
   // The K dim innermost in B keeps its reads closest together.
   AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
   std::optional<unsigned> kDim = innermostIn(bMap, dims->k);
-  if (!mDim || !kDim)
+  if (!mDim || !kDim) {
+    why = "no M or K dim to tile";
     return failure();
+  }
 
   // Thread blocks of mt rows (a multiple of mc) by nc columns: as few row
   // blocks as still give the threads enough chunks, so that each K step's
@@ -256,7 +263,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t mt = llvm::alignTo(ranges[*mDim], t.mc);
   if (parallel) {
     int64_t nChunks = llvm::divideCeil(ranges[nDim], t.nc);
-    int64_t mChunks = llvm::divideCeil(kThreadChunks, nChunks);
+    int64_t mChunks = llvm::divideCeil(t.threadChunks, nChunks);
     mt = llvm::alignTo(llvm::divideCeil(ranges[*mDim], mChunks), t.mc);
   }
 
@@ -275,13 +282,18 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     auto [first, second] =
         linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
                         rewriter.getIndexAttr(whole));
-    if (!first || !second)
+    if (!first || !second) {
+      why = "cannot split off the partial cache block";
       return failure();
+    }
     // The original op is gone: a part that cannot be tiled stays as it is,
     // correct but slow.
-    for (TilingInterface part : {first, second})
-      (void)tileContraction(rewriter, cast<linalg::LinalgOp>(*part), t,
-                            parallel);
+    for (TilingInterface part : {first, second}) {
+      std::string partWhy;
+      if (failed(tileContractionInto(rewriter, cast<linalg::LinalgOp>(*part), t,
+                                     parallel, result, partWhy)))
+        remarkSlowPath(part, "part of a contraction in scalar loops", partWhy);
+    }
     return success();
   }
 
@@ -297,6 +309,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   outer[nDim] = std::min(t.nc, ranges[nDim]);
   auto loopType = parallel ? scf::SCFTilingOptions::LoopType::ForallOp
                            : scf::SCFTilingOptions::LoopType::ForOp;
+  why = "tiling failed";
   FailureOr<scf::SCFTilingResult> l1 = tileOp(
       rewriter, cast<TilingInterface>(op.getOperation()), outer, loopType);
   if (failed(l1))
@@ -315,7 +328,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
       return failure();
     cur = *l2b;
   }
-  packBlock(rewriter, cast<linalg::LinalgOp>(cur), t, *mDim, nDim);
+  packBlock(rewriter, cast<linalg::LinalgOp>(cur), t, *mDim, nDim, result);
 
   // Level 3: register tile, N loop outside M so B's panel is reused.
   SmallVector<int64_t> reg(numLoops, 0);
@@ -331,12 +344,13 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(l3))
     return failure();
   for (LoopLikeOpInterface loop : l3->loops)
-    loop->setAttr(kPeelAttr, rewriter.getUnitAttr());
+    result.peelLoops.push_back(loop);
   cur = l3->tiledOps.front();
   if (l3->loops.size() == 2)
     if (auto nLoop = dyn_cast<scf::ForOp>(l3->loops[0].getOperation()))
       if (auto mLoop = dyn_cast<scf::ForOp>(l3->loops[1].getOperation()))
-        packPanel(rewriter, nLoop, mLoop, cast<linalg::LinalgOp>(cur), t);
+        packPanel(rewriter, nLoop, mLoop, cast<linalg::LinalgOp>(cur), t,
+                  result);
 
   // Level 4: K steps of kr; every other reduction dim one at a time.
   SmallVector<int64_t> kStep(numLoops, 0);
@@ -348,9 +362,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
              scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(l4))
     return failure();
-  l4->tiledOps.front()->setAttr(kRegisterTileAttr, rewriter.getUnitAttr());
+  result.registerTiles.push_back(l4->tiledOps.front());
   for (LoopLikeOpInterface loop : l4->loops)
-    loop->setAttr(kAccumulateAttr, rewriter.getUnitAttr());
+    result.accumulatorLoops.push_back(loop);
   return success();
 }
 
@@ -423,39 +437,36 @@ void hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
   });
 }
 
+} // namespace
+
+FailureOr<ContractionTilingResult>
+cpu::tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                     kernel::CpuScheduleAttr schedule, bool allowThreads,
+                     std::string &why) {
+  if (!schedule || !schedule.usesContractionKernel()) {
+    why = "no contraction schedule";
+    return failure();
+  }
+  ContractionTilingResult result;
+  if (failed(tileContractionInto(rewriter, op, getTiles(schedule), allowThreads,
+                                 result, why)))
+    return failure();
+  return result;
+}
+
+namespace {
+
 struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
   using TileAndVectorizeBase::TileAndVectorizeBase;
-
-  /// f32 lanes of a vector register.
-  int64_t lanes() const { return std::max<int64_t>(vectorBits / 32, 4); }
-
-  ContractionTiles tiles() const {
-    // Accumulators: mr rows of nr lanes, two vectors per row, leaving room
-    // for the B row and a broadcast (16 registers with AVX2, 32 with
-    // AVX-512).
-    ContractionTiles t;
-    t.lanes = lanes();
-    t.nr = regN > 0 ? regN : 2 * lanes();
-    t.mr = regM > 0 ? regM : (vectorBits >= 512 ? 8 : 6);
-    t.kr = std::max<int64_t>(regK, 1);
-    // B's panel (kc x nc) in L2, A's block (mc x kc) in L2, B's micro-panel
-    // (kc x nr) in L1.
-    t.kc = tileK > 0 ? tileK : 256;
-    t.nc = tileN > 0 ? tileN : 8 * t.nr;
-    t.mc = tileM > 0 ? tileM : 8 * t.mr;
-    t.packRowBytes = packRowBytes;
-    t.packARowBytes = packARowBytes;
-    // A multiply-add is one vector lane of an FMA: it takes `lanes` of them
-    // to weigh as much as an elementwise op's iteration (a load and a
-    // store) in the threshold for threads.
-    t.minParallelWork = minParallelWork * t.lanes;
-    return t;
-  }
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
-    ContractionTiles t = tiles();
+    // Every op without a contraction schedule: vector rows, threads when
+    // large.
+    auto rows =
+        func->getAttrOfType<kernel::CpuScheduleAttr>(kDefaultScheduleAttr);
+    int64_t lanes = rows ? std::max<int64_t>(rows.getVectorBits() / 32, 4) : 0;
 
     // Broadcasts (bias initializers), maps and copies take the elementwise
     // path below: threads and vector rows.
@@ -476,23 +487,49 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       // Ops already inside a parallel loop (a blocked convolution's) get
       // their register tiles but no threads of their own.
       bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
-      if (linalg::isaContractionOpInterface(op) &&
-          succeeded(tileContraction(rewriter, op, applySchedule(t, op),
-                                    parallel && !nested)))
+      kernel::CpuScheduleAttr own = getOwnSchedule(op);
+      if (own && own.usesContractionKernel() &&
+          linalg::isaContractionOpInterface(op)) {
+        std::string why;
+        FailureOr<ContractionTilingResult> tiled =
+            tileContraction(rewriter, op, own, !nested, why);
+        if (succeeded(tiled)) {
+          // Marks, not handles: canonicalization between the steps may
+          // replace the ops, and attributes travel with them.
+          UnitAttr unit = rewriter.getUnitAttr();
+          for (Operation *loop : tiled->peelLoops)
+            loop->setAttr(kPeelAttr, unit);
+          for (Operation *tile : tiled->registerTiles)
+            tile->setAttr(kRegisterTileAttr, unit);
+          for (Operation *loop : tiled->accumulatorLoops)
+            loop->setAttr(kAccumulateAttr, unit);
+          for (Operation *copy : tiled->packCopies)
+            copy->setAttr(kPackCopyAttr, unit);
+          continue;
+        }
+        remarkSlowPath(op, "contraction without the register kernel", why);
+      }
+      if (!rows)
         continue;
       linalg::LinalgOp cur = op;
-      if (parallel && !nested) {
-        FailureOr<linalg::LinalgOp> inner =
-            parallelizeOuterDims(rewriter, op, minParallelWork);
+      if (rows.getThreads() > 0 && !nested) {
+        FailureOr<linalg::LinalgOp> inner = parallelizeOuterDims(
+            rewriter, op, rows.getMinParallelWork(), rows.getThreads());
         if (succeeded(inner))
           cur = *inner;
       }
       if (isRowVectorizable(cur)) {
-        tileRows(rewriter, cur, lanes());
+        tileRows(rewriter, cur, lanes);
       } else if (isRowReduction(cur)) {
         // The output element stays in a register across the row loop.
-        if (scf::ForOp rowLoop = tileRows(rewriter, cur, lanes()))
+        if (scf::ForOp rowLoop = tileRows(rewriter, cur, lanes))
           rowLoop->setAttr(kAccumulateAttr, rewriter.getUnitAttr());
+      } else if (!own && !isa<linalg::FillOp>(cur.getOperation())) {
+        // Ops with a schedule of their own were reported by the selection;
+        // fills become memset.
+        remarkSlowPath(cur, "scalar loops",
+                       "not an elementwise op, gather or innermost reduction "
+                       "with contiguous rows");
       }
     }
 
@@ -516,7 +553,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     for (linalg::LinalgOp op : copies) {
       op->removeAttr(kPackCopyAttr);
       if (isRowVectorizable(op))
-        tileRows(rewriter, op, lanes());
+        tileRows(rewriter, op, lanes);
     }
     if (!copies.empty()) {
       peelMarkedLoops(rewriter, func);

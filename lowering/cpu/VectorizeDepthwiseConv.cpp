@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/Schedule.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -32,18 +33,14 @@ namespace kiln {
 #define GEN_PASS_DEF_VECTORIZEDEPTHWISECONV
 #include "lowering/cpu/Passes.h.inc"
 
+using namespace kiln::cpu;
+
 namespace {
 
 /// Static sizes of an NCHW depthwise convolution.
 struct ConvShape {
   int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw;
 };
-
-/// Accumulators a register tile aims for: enough independent FMA chains to
-/// hide FMA latency on two ports, leaving registers for inputs.
-int64_t targetAccumulators(unsigned vectorBits) {
-  return vectorBits >= 512 ? 12 : 8;
-}
 
 /// The shape of `op` if the kernel handles it.
 std::optional<ConvShape> matchConv(linalg::DepthwiseConv2DNchwChwOp op) {
@@ -259,26 +256,28 @@ struct VectorizeDepthwiseConvPass
   using VectorizeDepthwiseConvBase::VectorizeDepthwiseConvBase;
 
   void runOnOperation() override {
-    // Without vector registers the scalar loops are as good.
-    if (vectorBits < 128)
-      return;
-    int64_t vl = vectorBits / 32;
     SmallVector<linalg::DepthwiseConv2DNchwChwOp> convs;
     getOperation().walk(
         [&](linalg::DepthwiseConv2DNchwChwOp op) { convs.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::DepthwiseConv2DNchwChwOp op : convs) {
-      std::optional<ConvShape> s = matchConv(op);
-      if (!s)
+      kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
+      if (!schedule || schedule.getStrategy() != "depthwise")
         continue;
+      std::optional<ConvShape> s = matchConv(op);
+      if (!s) {
+        remarkSlowPath(op, "depthwise convolution in scalar loops",
+                       "the vector kernel takes static f32 convolutions with "
+                       "stride 1 or 2 along the width and dilation 1");
+        continue;
+      }
+      int64_t vl = schedule.getVectorBits() / 32;
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
       int64_t work = s->n * s->c * s->oh * s->ow * s->kh * s->kw;
-      // A multiply-add is one lane of an FMA: `vl` of them weigh as much as
-      // an elementwise op's iteration in the threshold for threads. Inside
-      // an existing forall the op already runs on some thread.
-      bool threads = parallel && s->n * s->c >= 2 &&
-                     work >= minParallelWork * vl &&
+      // Inside an existing forall the op already runs on some thread.
+      bool threads = schedule.getThreads() > 0 && s->n * s->c >= 2 &&
+                     work >= schedule.getMinParallelWork() &&
                      !op->getParentOfType<scf::ForallOp>();
       Value n, c;
       if (threads) {
@@ -304,7 +303,7 @@ struct VectorizeDepthwiseConvPass
       }
       PlaneEmitter(rewriter, loc, *s, vl, op.getDpsInputs()[0],
                    op.getDpsInputs()[1], op.getDpsInits()[0], n, c)
-          .emit(targetAccumulators(vectorBits));
+          .emit(schedule.getAccumulators());
       rewriter.eraseOp(op);
     }
   }

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/cpu/CpuTargetBackend.h"
+#include "lowering/targets/cpu/CpuTargetBackend.h"
 
 namespace kiln {
 

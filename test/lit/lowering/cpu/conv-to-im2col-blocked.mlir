@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-conv-to-im2col{block-bytes=20000 max-chunks=4}))' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{block-bytes=20000 max-chunks=4},kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
 
 // The im2col matrix (36 x 1024 floats) is larger than four 20000-byte tiles, so
 // the convolution is split into blocks of output rows: 20000 / (36*4*32)
@@ -19,7 +19,7 @@
 //       CHECK:     tensor.extract_slice %{{.*}} [1, 4, 6, 34] [1, 1, 1, 1] : tensor<1x4x34x34xf32> to tensor<1x4x6x34xf32>
 //       CHECK:     linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x3x4x32xf32>)
 //       CHECK:     linalg.broadcast ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<1x8x4x32xf32>)
-//       CHECK:     linalg.matmul ins(%{{.*}} : tensor<8x36xf32>, tensor<36x128xf32>) outs(%{{.*}} : tensor<8x128xf32>)
+//       CHECK:     linalg.matmul {{.*}}ins(%{{.*}} : tensor<8x36xf32>, tensor<36x128xf32>) outs(%{{.*}} : tensor<8x128xf32>)
 //       CHECK:     tensor.insert_slice
 //       CHECK:   scf.forall.in_parallel
 //       CHECK:     tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, 0, %[[ROW0]], 0] [1, 8, %{{.*}}, 32]

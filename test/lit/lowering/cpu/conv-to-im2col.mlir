@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/conv-schedules.json},kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
 
 // Batch 1: the im2col gather keeps OH and OW as loops (input row reads, no
 // div/rem), then a plain linalg.matmul of weights [F, C*KH*KW] by columns
@@ -9,7 +9,7 @@
 //       CHECK: linalg.generic {indexing_maps = [#[[GATHER]], {{.*}}]{{.*}} outs({{.*}} : tensor<1x4x3x3x8x8xf32>)
 //       CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>
 //       CHECK: tensor.collapse_shape {{.*}} tensor<1x4x3x3x8x8xf32> into tensor<36x64xf32>
-//       CHECK: linalg.matmul ins({{.*}} : tensor<8x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<8x64xf32>)
+//       CHECK: linalg.matmul {{.*}}ins({{.*}} : tensor<8x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<8x64xf32>)
 func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
@@ -31,7 +31,7 @@ func.func @conv_batch2(%x: tensor<2x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: t
 
 // One output channel stays a (1 x C*KH*KW) by (C*KH*KW x OH*OW) matmul.
 // CHECK-LABEL: func.func @conv_one_channel
-//       CHECK: linalg.matmul ins({{.*}} : tensor<1x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<1x64xf32>)
+//       CHECK: linalg.matmul {{.*}}ins({{.*}} : tensor<1x36xf32>, tensor<36x64xf32>) outs({{.*}} : tensor<1x64xf32>)
 func.func @conv_one_channel(%x: tensor<1x4x10x10xf32>, %w: tensor<1x4x3x3xf32>, %o: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<1x4x3x3xf32>) outs(%o : tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
@@ -40,12 +40,13 @@ func.func @conv_one_channel(%x: tensor<1x4x10x10xf32>, %w: tensor<1x4x3x3xf32>, 
 
 // -----
 
-// A schedule set on the convolution moves to its contraction.
+// A schedule set on the convolution (here from the schedule file, by node
+// name) moves to its contraction, with the convolution's identity.
 // CHECK-LABEL: func.func @conv_scheduled
-//       CHECK: linalg.matmul {kiln.schedule = {reg_m = 4 : i64}}
+//       CHECK: linalg.matmul {kiln.op_id = "conv0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col", {{.*}}reg_m = 4,
 func.func @conv_scheduled(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, kiln.schedule = {reg_m = 4 : i64}}
-    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> loc("conv0")
   return %r : tensor<1x8x8x8xf32>
 }
 
@@ -56,7 +57,7 @@ func.func @conv_scheduled(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o
 // CHECK-LABEL: func.func @pointwise
 //   CHECK-NOT: linalg.generic
 //       CHECK: tensor.collapse_shape {{.*}} into tensor<16x1600xf32>
-//       CHECK: linalg.matmul ins({{.*}} : tensor<32x16xf32>, tensor<16x1600xf32>) outs({{.*}} : tensor<32x1600xf32>)
+//       CHECK: linalg.matmul {{.*}}ins({{.*}} : tensor<32x16xf32>, tensor<16x1600xf32>) outs({{.*}} : tensor<32x1600xf32>)
 func.func @pointwise(%x: tensor<1x16x40x40xf32>, %w: tensor<32x16x1x1xf32>, %o: tensor<1x32x40x40xf32>) -> tensor<1x32x40x40xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x16x40x40xf32>, tensor<32x16x1x1xf32>) outs(%o : tensor<1x32x40x40xf32>) -> tensor<1x32x40x40xf32>

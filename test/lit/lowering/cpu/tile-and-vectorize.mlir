@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-tile-and-vectorize{vector-bits=256 tile-m=24 tile-n=32 tile-k=64}))' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=24 tile-n=32 tile-k=64 min-parallel-work=32768 schedule-file=%S/Inputs/tile-schedules.json},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
 
 // A matmul becomes a forall over cache blocks, a K block loop, a register
 // tile (N outside M, M peeled) and a K loop that carries the accumulator.
@@ -92,14 +92,14 @@ func.func @transposed(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
 
 // -----
 
-// A kiln.schedule on the op overrides the pass options: register tile 4x16
-// and a 32-deep K block instead of 6x16 and 64.
+// A schedule file entry for the op's node overrides the pass options:
+// register tile 4x16 and a 32-deep K block instead of 6x16 and 64.
 // CHECK-LABEL: func.func @scheduled
 //       CHECK: scf.for %{{.*}} = %c0 to %c128 step %c32
 //       CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 func.func @scheduled(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<64x96xf32>) {
-  linalg.matmul {kiln.schedule = {reg_m = 4 : i64, reg_n = 16 : i64, tile_k = 32 : i64}}
-    ins(%a, %b : memref<64x128xf32>, memref<128x96xf32>) outs(%c : memref<64x96xf32>)
+  linalg.matmul
+    ins(%a, %b : memref<64x128xf32>, memref<128x96xf32>) outs(%c : memref<64x96xf32>) loc("scheduled")
   return
 }
 
@@ -174,8 +174,8 @@ func.func @unpacked_b(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<2
 //   CHECK-NOT: memref.alloca
 //       CHECK: return
 func.func @scheduled_packing(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<24x64xf32>, %b2: memref<16x2048xf32>, %c2: memref<24x2048xf32>) {
-  linalg.matmul {kiln.schedule = {pack_row_bytes = 256}} ins(%a, %b : memref<24x16xf32>, memref<16x64xf32>) outs(%c : memref<24x64xf32>)
-  linalg.matmul {kiln.schedule = {pack_row_bytes = 0}} ins(%a, %b2 : memref<24x16xf32>, memref<16x2048xf32>) outs(%c2 : memref<24x2048xf32>)
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x64xf32>) outs(%c : memref<24x64xf32>) loc("pack256")
+  linalg.matmul ins(%a, %b2 : memref<24x16xf32>, memref<16x2048xf32>) outs(%c2 : memref<24x2048xf32>) loc("nopack")
   return
 }
 
@@ -193,7 +193,7 @@ func.func @scheduled_packing(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: m
 //       CHECK:       memref.subview %[[BUF]]
 //       CHECK:       vector.contract
 func.func @packed_a(%a: memref<24x128xf32>, %b: memref<128x64xf32>, %c: memref<24x64xf32>) {
-  linalg.matmul {kiln.schedule = {pack_a_row_bytes = 512}} ins(%a, %b : memref<24x128xf32>, memref<128x64xf32>) outs(%c : memref<24x64xf32>)
+  linalg.matmul ins(%a, %b : memref<24x128xf32>, memref<128x64xf32>) outs(%c : memref<24x64xf32>) loc("packed_a")
   return
 }
 

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-vectorize-depthwise-conv{vector-bits=256 min-parallel-work=512}),canonicalize,cse)' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 min-parallel-work=512},kiln-cpu-vectorize-depthwise-conv),canonicalize,cse)' -split-input-file | FileCheck %s
 
 // Stride 1, a width of whole vectors: a forall over channels, a loop over
 // groups of output rows and one over groups of vectors along the width.

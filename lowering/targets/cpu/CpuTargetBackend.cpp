@@ -1,6 +1,6 @@
 //===- CpuTargetBackend.cpp - CPU targets described by data ---------------===//
 
-#include "lowering/cpu/CpuTargetBackend.h"
+#include "lowering/targets/cpu/CpuTargetBackend.h"
 #include "lowering/emit/Linker.h"
 
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -24,7 +24,9 @@ scheduleFields() {
           {"pack_a_row_bytes", &CpuScheduleOptions::packARowBytes},
           {"parallel", &CpuScheduleOptions::parallel},
           {"min_parallel_work", &CpuScheduleOptions::minParallelWork},
-          {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col}};
+          {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col},
+          {"block_bytes", &CpuScheduleOptions::blockBytes},
+          {"max_chunks", &CpuScheduleOptions::maxChunks}};
 }
 
 unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
@@ -51,6 +53,7 @@ CpuTargetBackend::getSchedule(const TargetOptions &options) const {
     for (const auto &field : scheduleFields())
       if (field.first == key)
         schedule.*field.second = value;
+  schedule.scheduleFile = options.scheduleFile;
   return schedule;
 }
 

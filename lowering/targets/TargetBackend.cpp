@@ -1,6 +1,6 @@
 //===- TargetBackend.cpp - Target registry and shared defaults ------------===//
 
-#include "compiler/pipeline/TargetBackend.h"
+#include "lowering/targets/TargetBackend.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCSubtargetInfo.h"

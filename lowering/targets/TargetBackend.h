@@ -3,11 +3,13 @@
 // A target owns everything after linalg: the lowering pipeline to LLVM (or
 // GPU) dialects, the LLVM target machine, and the link step. The driver and
 // pipeline only talk to this interface, so adding a target means adding one
-// class and one registration line.
+// folder under lowering/targets/ and one registration line. Notions of one
+// family of targets (vector width, CPU schedules) live in that family's
+// sub-interface (cpu/CpuTargetBackend.h), not here.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_COMPILER_PIPELINE_TARGETBACKEND_H
-#define KILN_COMPILER_PIPELINE_TARGETBACKEND_H
+#ifndef KILN_LOWERING_TARGETS_TARGETBACKEND_H
+#define KILN_LOWERING_TARGETS_TARGETBACKEND_H
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
@@ -36,6 +38,9 @@ struct TargetOptions {
   /// op in order (a later entry for the same key wins); names are those of
   /// getScheduleDefaults().
   std::vector<std::pair<std::string, int64_t>> schedule;
+  /// Per-op schedules (JSON keyed by op identity; `--schedule-file`),
+  /// applied after `schedule`.
+  std::string scheduleFile;
 };
 
 class TargetBackend {
@@ -50,9 +55,6 @@ public:
   virtual std::string getDefaultCpu() const = 0;
   /// LLVM features always enabled for this target, before `--features`.
   virtual std::string getDefaultFeatures() const { return ""; }
-  /// Width in bits of the vector registers the schedule targets; 0 when the
-  /// target has no vector unit (or none kiln uses).
-  virtual unsigned getVectorBits(const TargetOptions &) const { return 0; }
   /// Activation layout of convolutions, "nchw" or "nhwc" (see the
   /// kiln-convert-layout pass); `kiln compile --layout` overrides it.
   virtual llvm::StringRef getPreferredConvLayout() const { return "nchw"; }
@@ -96,4 +98,4 @@ void registerAllTargets();
 
 } // namespace kiln
 
-#endif // KILN_COMPILER_PIPELINE_TARGETBACKEND_H
+#endif // KILN_LOWERING_TARGETS_TARGETBACKEND_H

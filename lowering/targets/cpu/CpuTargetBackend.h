@@ -9,11 +9,11 @@
 // the description cannot say.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_LOWERING_CPU_CPUTARGETBACKEND_H
-#define KILN_LOWERING_CPU_CPUTARGETBACKEND_H
+#ifndef KILN_LOWERING_TARGETS_CPU_CPUTARGETBACKEND_H
+#define KILN_LOWERING_TARGETS_CPU_CPUTARGETBACKEND_H
 
-#include "compiler/pipeline/TargetBackend.h"
 #include "lowering/cpu/CpuPipeline.h"
+#include "lowering/targets/TargetBackend.h"
 
 #include <string>
 #include <utility>
@@ -58,7 +58,9 @@ public:
   std::string getDefaultFeatures() const override {
     return desc.defaultFeatures;
   }
-  unsigned getVectorBits(const TargetOptions &options) const override;
+  /// Width in bits of the vector registers the schedule tiles for under
+  /// `options` (from the description's vectorBitsByFeature); 0: scalar.
+  unsigned getVectorBits(const TargetOptions &options) const;
   std::vector<std::string> getCheckedCpuFeatures() const override {
     return desc.checkedCpuFeatures;
   }
@@ -81,4 +83,4 @@ protected:
 
 } // namespace kiln
 
-#endif // KILN_LOWERING_CPU_CPUTARGETBACKEND_H
+#endif // KILN_LOWERING_TARGETS_CPU_CPUTARGETBACKEND_H

@@ -1,0 +1,110 @@
+//===- Schedule.cpp - Reading the per-op CPU schedules --------------------===//
+
+#include "lowering/cpu/Schedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace kiln::cpu {
+
+kernel::CpuScheduleAttr getOwnSchedule(Operation *op) {
+  return op->getAttrOfType<kernel::CpuScheduleAttr>(kScheduleAttr);
+}
+
+kernel::CpuScheduleAttr getSchedule(Operation *op) {
+  if (auto own = getOwnSchedule(op))
+    return own;
+  if (auto func = op->getParentOfType<func::FuncOp>())
+    return func->getAttrOfType<kernel::CpuScheduleAttr>(kDefaultScheduleAttr);
+  return {};
+}
+
+static std::string nameIn(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      std::string name = nameIn(inner);
+      if (!name.empty())
+        return name;
+    }
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return nameIn(callSite.getCallee());
+  return "";
+}
+
+std::string getNodeName(Operation *op) { return nameIn(op->getLoc()); }
+
+std::string getFingerprint(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName();
+  for (Type t : op->getOperandTypes())
+    os << " " << t;
+  os << " ->";
+  for (Type t : op->getResultTypes())
+    os << " " << t;
+  os << " " << op->getPropertiesAsAttribute();
+  // FNV-1a, folded to 32 bits: stable across runs and builds.
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char c : text) {
+    hash ^= (uint8_t)c;
+    hash *= 0x100000001b3ULL;
+  }
+  std::string hex;
+  llvm::raw_string_ostream(hex)
+      << llvm::format_hex_no_prefix((hash ^ (hash >> 32)) & 0xffffffffu, 8);
+  return hex;
+}
+
+std::string getOpIdentity(Operation *op) {
+  std::string name = getNodeName(op);
+  return (name.empty() ? "" : name + "#") + getFingerprint(op);
+}
+
+SavedSchedule saveSchedule(Operation *op) {
+  return {op->getAttr(kScheduleAttr), op->getAttr(kOpIdAttr)};
+}
+
+void restoreSchedule(const SavedSchedule &saved, Operation *to) {
+  if (!to)
+    return;
+  if (saved.schedule && !to->hasAttr(kScheduleAttr))
+    to->setAttr(kScheduleAttr, saved.schedule);
+  if (saved.id && !to->hasAttr(kOpIdAttr))
+    to->setAttr(kOpIdAttr, saved.id);
+}
+
+void inheritSchedule(Operation *from, Operation *to) {
+  if (from && from != to)
+    restoreSchedule(saveSchedule(from), to);
+}
+
+void KeepSchedulesListener::notifyOperationReplaced(Operation *op,
+                                                    ValueRange replacement) {
+  if (!getOwnSchedule(op) || replacement.empty())
+    return;
+  // Through reshapes and casts to the op that computes the value.
+  Operation *def = replacement.front().getDefiningOp();
+  while (def && def->getNumOperands() >= 1 &&
+         isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  if (def && isa<linalg::LinalgOp>(def))
+    inheritSchedule(op, def);
+}
+
+void remarkSlowPath(Operation *op, const llvm::Twine &what,
+                    const llvm::Twine &why) {
+  op->emitRemark() << what << " (" << op->getName() << "): " << why;
+}
+
+} // namespace kiln::cpu

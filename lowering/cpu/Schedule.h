@@ -1,0 +1,72 @@
+//===- Schedule.h - Reading the per-op CPU schedules ------------*- C++ -*-===//
+//
+// kiln-cpu-select-schedule writes a #kiln_kernel.cpu_schedule on each op
+// (and a default on the function); the passes that apply schedules read them
+// through these helpers, and say through remarks when an op takes a slow
+// path. Op identities (`node#fingerprint`) key schedule files and, later,
+// the tuning database.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_CPU_SCHEDULE_H
+#define KILN_LOWERING_CPU_SCHEDULE_H
+
+#include "dialects/kernel/KernelAttrs.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <string>
+
+namespace kiln::cpu {
+
+/// The op's own schedule.
+inline constexpr llvm::StringLiteral kScheduleAttr = "kiln.schedule";
+/// On a function: the schedule of ops without their own.
+inline constexpr llvm::StringLiteral kDefaultScheduleAttr =
+    "kiln.default_schedule";
+/// The op's identity, `node#fingerprint`.
+inline constexpr llvm::StringLiteral kOpIdAttr = "kiln.op_id";
+
+/// The op's own schedule, or null.
+kernel::CpuScheduleAttr getOwnSchedule(mlir::Operation *op);
+/// The op's own schedule, else its function's default, else null.
+kernel::CpuScheduleAttr getSchedule(mlir::Operation *op);
+
+/// The ONNX node an op comes from (the first name in its location); empty
+/// if its location names none.
+std::string getNodeName(mlir::Operation *op);
+/// Eight hex digits of a stable hash of the op's name, operand and result
+/// types and inherent attributes: equal for ops that compute the same
+/// function of the same shapes.
+std::string getFingerprint(mlir::Operation *op);
+/// `node#fingerprint` (just the fingerprint when no node is known).
+std::string getOpIdentity(mlir::Operation *op);
+
+/// An op's schedule and identity, kept across a rewrite that erases it.
+struct SavedSchedule {
+  mlir::Attribute schedule, id;
+};
+SavedSchedule saveSchedule(mlir::Operation *op);
+/// Sets a saved schedule and identity on `to` where it has none.
+void restoreSchedule(const SavedSchedule &saved, mlir::Operation *to);
+/// Copies `from`'s schedule and identity to `to` where `to` has none: for
+/// the ops a rewrite puts in place of a scheduled op.
+void inheritSchedule(mlir::Operation *from, mlir::Operation *to);
+
+/// Keeps schedules on ops that pattern rewrites replace (with a new linalg
+/// op, possibly behind reshapes): pass it as the rewrite driver's listener.
+struct KeepSchedulesListener : public mlir::RewriterBase::Listener {
+  void notifyOperationReplaced(mlir::Operation *op,
+                               mlir::ValueRange replacement) override;
+};
+
+/// Emits a remark on `op`: "<what> (<op name>): <why>". `kiln compile
+/// --remarks` prints them with the node name.
+void remarkSlowPath(mlir::Operation *op, const llvm::Twine &what,
+                    const llvm::Twine &why);
+
+} // namespace kiln::cpu
+
+#endif // KILN_LOWERING_CPU_SCHEDULE_H

@@ -1,0 +1,382 @@
+//===- SelectSchedule.cpp - Every CPU schedule decision, in one place -----===//
+//
+// The heuristics that pick a kernel path and its sizes for each op, from
+// the target description in the options: which convolutions go through
+// im2col (and which in cache-sized blocks), register and cache tiles of the
+// contraction kernel, packing thresholds, how many threads an op gets, the
+// depthwise kernel's accumulators. They are written on the ops as
+// #kiln_kernel.cpu_schedule attributes, which a schedule file (or, later,
+// the tuning database) may override op by op; the passes that apply them
+// hold no decisions of their own. Tested on the attribute alone
+// (test/lit/lowering/cpu/select-schedule.mlir).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Passes.h"
+#include "lowering/cpu/Schedule.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_SELECTSCHEDULE
+#include "lowering/cpu/Passes.h.inc"
+
+using namespace kiln::cpu;
+using kernel::CpuScheduleAttr;
+
+namespace {
+
+/// The fields of a #kiln_kernel.cpu_schedule, editable.
+struct Fields {
+  std::string strategy;
+  int64_t vectorBits = 0, tileM = 0, tileN = 0, tileK = 0, regM = 0, regN = 0,
+          regK = 0, packRowBytes = 0, packARowBytes = 0, threads = 0,
+          minParallelWork = 0, blockBytes = 0, accumulators = 0;
+
+  /// The integer fields by their names in the attribute and in schedule
+  /// files.
+  static ArrayRef<std::pair<StringRef, int64_t Fields::*>> integers() {
+    static const std::pair<StringRef, int64_t Fields::*> fields[] = {
+        {"vector_bits", &Fields::vectorBits},
+        {"tile_m", &Fields::tileM},
+        {"tile_n", &Fields::tileN},
+        {"tile_k", &Fields::tileK},
+        {"reg_m", &Fields::regM},
+        {"reg_n", &Fields::regN},
+        {"reg_k", &Fields::regK},
+        {"pack_row_bytes", &Fields::packRowBytes},
+        {"pack_a_row_bytes", &Fields::packARowBytes},
+        {"threads", &Fields::threads},
+        {"min_parallel_work", &Fields::minParallelWork},
+        {"block_bytes", &Fields::blockBytes},
+        {"accumulators", &Fields::accumulators}};
+    return fields;
+  }
+
+  CpuScheduleAttr toAttr(MLIRContext *ctx,
+                         function_ref<InFlightDiagnostic()> emitError) const {
+    return CpuScheduleAttr::getChecked(
+        emitError, ctx, StringRef(strategy), vectorBits, tileM, tileN, tileK,
+        regM, regN, regK, packRowBytes, packARowBytes, threads, minParallelWork,
+        blockBytes, accumulators);
+  }
+};
+
+/// What kind of op a schedule is for, and the strategies that fit it.
+enum class OpKind { Conv, ConvNhwc, Depthwise, Contraction };
+
+ArrayRef<StringRef> strategiesFor(OpKind kind) {
+  static const StringRef conv[] = {"im2col", "blocked_im2col", "direct"};
+  static const StringRef nhwc[] = {"im2col", "direct"};
+  static const StringRef depthwise[] = {"depthwise", "direct"};
+  static const StringRef contraction[] = {"contraction", "scalar"};
+  switch (kind) {
+  case OpKind::Conv:
+    return conv;
+  case OpKind::ConvNhwc:
+    return nhwc;
+  case OpKind::Depthwise:
+    return depthwise;
+  case OpKind::Contraction:
+    return contraction;
+  }
+  return {};
+}
+
+bool hasStaticShapes(Operation *op) {
+  auto isStatic = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped || shaped.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+int64_t elementBytes(Operation *op) {
+  Type t = getElementTypeOrSelf(op->getOperand(0).getType());
+  return t.isIntOrFloat() ? std::max<unsigned>(t.getIntOrFloatBitWidth(), 8) / 8
+                          : 4;
+}
+
+/// Per-op overrides read from a schedule file.
+using Overrides = llvm::StringMap<llvm::json::Object>;
+
+FailureOr<Overrides> readScheduleFile(StringRef path, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = "cannot read schedule file '" + path.str() +
+            "': " + buffer.getError().message();
+    return failure();
+  }
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json) {
+    error = "schedule file '" + path.str() +
+            "' is not JSON: " + llvm::toString(json.takeError());
+    return failure();
+  }
+  llvm::json::Object *ops = json->getAsObject();
+  if (!ops) {
+    error = "schedule file '" + path.str() +
+            "' must hold an object keyed by op (node name or node#fingerprint)";
+    return failure();
+  }
+  Overrides overrides;
+  for (auto &[key, value] : *ops) {
+    llvm::json::Object *fields = value.getAsObject();
+    if (!fields) {
+      error = "schedule file '" + path.str() + "': entry '" + key.str() +
+              "' must be an object of schedule fields";
+      return failure();
+    }
+    for (auto &entry : *fields) {
+      StringRef name = entry.first;
+      const llvm::json::Value &field = entry.second;
+      bool known = name == "strategy" ||
+                   llvm::any_of(Fields::integers(),
+                                [&](auto f) { return f.first == name; });
+      if (!known) {
+        std::string names = "strategy";
+        for (auto f : Fields::integers())
+          names += ", " + f.first.str();
+        error = "schedule file '" + path.str() + "': entry '" + key.str() +
+                "': unknown key '" + name.str() + "' (known: " + names + ")";
+        return failure();
+      }
+      if (name == "strategy" ? !field.getAsString() : !field.getAsInteger()) {
+        error = "schedule file '" + path.str() + "': entry '" + key.str() +
+                "': '" + name.str() + "' must be " +
+                (name == "strategy" ? "a string" : "an integer");
+        return failure();
+      }
+    }
+    overrides[key] = std::move(*fields);
+  }
+  return overrides;
+}
+
+void applyOverride(Fields &f, const llvm::json::Object &entry) {
+  for (auto &[name, value] : entry) {
+    if (name == "strategy") {
+      f.strategy = value.getAsString()->str();
+      continue;
+    }
+    for (auto [key, field] : Fields::integers())
+      if (key == name.str())
+        f.*field = *value.getAsInteger();
+  }
+}
+
+struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
+  using SelectScheduleBase::SelectScheduleBase;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (scheduleFile.empty())
+      return success();
+    std::string error;
+    FailureOr<Overrides> read = readScheduleFile(scheduleFile, error);
+    if (failed(read))
+      return emitError(UnknownLoc::get(ctx), error);
+    overrides = std::make_shared<Overrides>(std::move(*read));
+    return success();
+  }
+
+  /// f32 lanes of a vector register (4 when there is none: the tiles are
+  /// still sized as if, and LLVM lowers the vectors to scalars).
+  int64_t lanes() const { return std::max<int64_t>(vectorBits / 32, 4); }
+
+  /// Register and cache tiles of the contraction kernel. Accumulators: mr
+  /// rows of nr lanes, two vectors per row, leaving room for the B row and
+  /// a broadcast (16 registers with AVX2, 32 with AVX-512). B's panel
+  /// (kc x nc) and A's block (mc x kc) in L2, B's micro-panel (kc x nr) in
+  /// L1.
+  Fields contraction() const {
+    Fields f;
+    f.strategy = "contraction";
+    f.vectorBits = vectorBits;
+    f.regN = regN > 0 ? regN : 2 * lanes();
+    f.regM = regM > 0 ? regM : (vectorBits >= 512 ? 8 : 6);
+    f.regK = std::max<int64_t>(regK, 1);
+    f.tileK = tileK > 0 ? tileK : 256;
+    f.tileN = tileN > 0 ? tileN : 8 * f.regN;
+    f.tileM = tileM > 0 ? tileM : 8 * f.regM;
+    f.packRowBytes = packRowBytes;
+    f.packARowBytes = packARowBytes;
+    // Thread blocks aim for 8 chunks: enough to balance a few cores, few
+    // enough that row blocks share each B block.
+    f.threads = parallel ? 8 : 0;
+    // A multiply-add is one lane of an FMA: `lanes` of them weigh as much
+    // as an elementwise iteration (a load and a store).
+    f.minParallelWork = minParallelWork * lanes();
+    return f;
+  }
+
+  /// Every op without a schedule of its own: vector rows, and 64 chunks of
+  /// threads when large (the dim that gets there is split into blocks, so
+  /// inner loops stay long enough to vectorize).
+  Fields rows() const {
+    Fields f;
+    f.strategy = "rows";
+    f.vectorBits = vectorBits;
+    f.threads = parallel ? 64 : 0;
+    f.minParallelWork = minParallelWork;
+    return f;
+  }
+
+  Fields convolution(linalg::Conv2DNchwFchwOp conv) {
+    Fields f = contraction();
+    if (!convToIm2Col)
+      return direct(f, "conv-to-im2col is off");
+    if (!hasStaticShapes(conv))
+      return direct(f, "dynamic shapes");
+    f.strategy = "im2col";
+    auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
+    auto w = cast<ShapedType>(conv.getInputs()[1].getType());
+    int64_t n = out.getDimSize(0), oh = out.getDimSize(2),
+            ow = out.getDimSize(3);
+    int64_t k = w.getDimSize(1) * w.getDimSize(2) * w.getDimSize(3);
+    // A batch-1 im2col matrix that would not stay in cache (4x the block)
+    // is gathered a block of output rows at a time.
+    if (blockBytes > 0 && n == 1 && oh >= 4 &&
+        isa<FloatType>(out.getElementType()) &&
+        k * oh * ow * elementBytes(conv) > 4 * blockBytes) {
+      f.strategy = "blocked_im2col";
+      f.blockBytes = blockBytes;
+      f.threads = parallel ? maxChunks : 0;
+    }
+    return f;
+  }
+
+  /// A slow path, and why it was taken (reported after any override).
+  Fields direct(Fields f, StringRef why) {
+    f.strategy = "direct";
+    slowReason = why.str();
+    return f;
+  }
+
+  Fields depthwise(linalg::DepthwiseConv2DNchwChwOp op) {
+    Fields f = rows();
+    f.strategy = "depthwise";
+    // Enough independent FMA chains to hide FMA latency on two ports,
+    // leaving registers for inputs.
+    f.accumulators = vectorBits >= 512 ? 12 : 8;
+    if (vectorBits < 128)
+      return direct(f, "no vector registers of 128 bits or more");
+    if (!hasStaticShapes(op))
+      return direct(f, "dynamic shapes");
+    auto out = cast<ShapedType>(op.getOutputs()[0].getType());
+    auto w = cast<ShapedType>(op.getInputs()[1].getType());
+    int64_t work = out.getNumElements() * w.getDimSize(1) * w.getDimSize(2);
+    // One chunk per (batch, channel) plane, when there are two or more and
+    // the multiply-adds (`lanes` to an elementwise iteration) pay for it.
+    bool threads = parallel && out.getDimSize(0) * out.getDimSize(1) >= 2 &&
+                   work >= minParallelWork * lanes();
+    f.threads = threads ? out.getDimSize(0) * out.getDimSize(1) : 0;
+    f.minParallelWork = minParallelWork * lanes();
+    return f;
+  }
+
+  /// The heuristic schedule of a tunable op, and its kind; nullopt for ops
+  /// that take the function's default.
+  std::optional<std::pair<Fields, OpKind>> select(Operation *op) {
+    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+      return std::make_pair(convolution(conv), OpKind::Conv);
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
+      Fields f = contraction();
+      f.strategy = "im2col";
+      if (!convToIm2Col)
+        f = direct(f, "conv-to-im2col is off");
+      else if (!hasStaticShapes(op))
+        f = direct(f, "dynamic shapes");
+      return std::make_pair(f, OpKind::ConvNhwc);
+    }
+    if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op))
+      return std::make_pair(depthwise(dw), OpKind::Depthwise);
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (linalgOp && linalg::isaContractionOpInterface(linalgOp)) {
+      Fields f = contraction();
+      if (!hasStaticShapes(op)) {
+        f.strategy = "scalar";
+        slowReason = "dynamic shapes";
+      }
+      return std::make_pair(f, OpKind::Contraction);
+    }
+    return std::nullopt;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto funcError = [&] { return func.emitError(); };
+    if (!func->hasAttr(kDefaultScheduleAttr)) {
+      CpuScheduleAttr attr = rows().toAttr(ctx, funcError);
+      if (!attr)
+        return signalPassFailure();
+      func->setAttr(kDefaultScheduleAttr, attr);
+    }
+    WalkResult result = func.walk([&](Operation *op) {
+      if (getOwnSchedule(op))
+        return WalkResult::advance();
+      if (op->hasAttr(kScheduleAttr)) {
+        op->emitError() << kScheduleAttr
+                        << " must be a #kiln_kernel.cpu_schedule, not "
+                        << op->getAttr(kScheduleAttr);
+        return WalkResult::interrupt();
+      }
+      slowReason.clear();
+      std::optional<std::pair<Fields, OpKind>> selected = select(op);
+      if (!selected)
+        return WalkResult::advance();
+      auto [fields, kind] = *selected;
+      std::string heuristic = fields.strategy;
+      std::string id = op->hasAttr(kOpIdAttr)
+                           ? op->getAttrOfType<StringAttr>(kOpIdAttr).str()
+                           : getOpIdentity(op);
+      std::string node = getNodeName(op);
+      if (overrides) {
+        // The node's entry first, then the exact op's.
+        for (StringRef key : {StringRef(node), StringRef(id)})
+          if (!key.empty())
+            if (auto it = overrides->find(key); it != overrides->end())
+              applyOverride(fields, it->second);
+        if (!llvm::is_contained(strategiesFor(kind), fields.strategy)) {
+          op->emitError() << "schedule of '" << id << "': strategy '"
+                          << fields.strategy << "' does not fit "
+                          << op->getName()
+                          << " (fits: " << llvm::join(strategiesFor(kind), ", ")
+                          << ")";
+          return WalkResult::interrupt();
+        }
+      }
+      CpuScheduleAttr attr = fields.toAttr(ctx, [&] {
+        return op->emitError() << "schedule of '" << id << "': ";
+      });
+      if (!attr)
+        return WalkResult::interrupt();
+      op->setAttr(kScheduleAttr, attr);
+      op->setAttr(kOpIdAttr, StringAttr::get(ctx, id));
+      if (fields.strategy == "direct" || fields.strategy == "scalar")
+        remarkSlowPath(
+            op,
+            fields.strategy == "direct" ? "direct convolution in scalar loops"
+                                        : "contraction in scalar loops",
+            fields.strategy != heuristic ? "chosen by the schedule file"
+                                         : StringRef(slowReason));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  std::shared_ptr<Overrides> overrides;
+  /// Why select() chose a slow path for the current op.
+  std::string slowReason;
+};
+
+} // namespace
+} // namespace kiln

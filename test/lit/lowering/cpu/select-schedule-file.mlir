@@ -1,0 +1,23 @@
+// A schedule file overrides single ops, keyed by node name (or identity):
+// conv1 becomes a direct convolution, conv0 keeps the heuristic's im2col.
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/override-conv1.json}))' | FileCheck %s
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "conv0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col"
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "conv1#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "direct"
+
+// Mistakes are errors that name the entry, the op and what is wrong.
+// RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-key.json}))' 2>&1 | FileCheck %s --check-prefix=KEY
+// KEY: error: schedule file '{{.*}}bad-key.json': entry 'conv1': unknown key 'tile_q' (known: strategy, vector_bits, tile_m,
+// RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-strategy.json}))' 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: {{.*}}schedule of 'conv1#{{[0-9a-f]+}}': strategy 'depthwise' does not fit linalg.conv_2d_nchw_fchw (fits: im2col, blocked_im2col, direct)
+// RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-value.json}))' 2>&1 | FileCheck %s --check-prefix=VALUE
+// VALUE: error: {{.*}}schedule of 'conv1#{{[0-9a-f]+}}': strategy 'im2col' needs reg_m > 0
+// RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/no-such-file.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: cannot read schedule file '{{.*}}no-such-file.json'
+
+func.func @two_convs(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>, %w1: tensor<8x8x3x3xf32>, %o1: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> loc("conv0")
+  %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%r, %w1 : tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) outs(%o1 : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> loc("conv1")
+  return %s : tensor<1x8x6x6xf32>
+}

@@ -1,0 +1,85 @@
+// Selection alone: each op's schedule attribute for a target description,
+// without applying it.
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512}))' -split-input-file | FileCheck %s --check-prefix=V512
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 parallel=0}))' -split-input-file | FileCheck %s --check-prefix=V256
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=0}))' -split-input-file | FileCheck %s --check-prefix=SCALAR
+
+// Every function gets the default for ops without their own: vector rows,
+// 64 chunks of threads above min_parallel_work iterations.
+// V512-LABEL: func.func @matmul
+// V512-SAME: kiln.default_schedule = #kiln_kernel.cpu_schedule<strategy = "rows", vector_bits = 512, {{.*}}threads = 64, min_parallel_work = 131072,
+// A contraction: 8 x 32 register tile at 512 bits (two zmm per row), cache
+// blocks of 8 register tiles, K blocks of 256; 8 thread chunks once the
+// multiply-adds reach 16 lanes x 131072.
+// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 8192, pack_a_row_bytes = 0, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0>}
+// 6 x 16 at 256 bits; no threads when parallel is off.
+// V256: func.func @matmul{{.*}}threads = 0
+// V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 48, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, {{.*}}threads = 0,
+// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 48, tile_n = 64, tile_k = 256, reg_m = 6, reg_n = 8,
+func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32> loc("mm0")
+  return %r : tensor<64x96xf32>
+}
+
+// -----
+
+// A dynamic contraction has no register kernel.
+// V512-LABEL: func.func @dynamic_matmul
+// V512: linalg.matmul {{.*}}strategy = "scalar"
+func.func @dynamic_matmul(%a: tensor<?x128xf32>, %b: tensor<128x96xf32>, %c: tensor<?x96xf32>) -> tensor<?x96xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x128xf32>, tensor<128x96xf32>) outs(%c : tensor<?x96xf32>) -> tensor<?x96xf32>
+  return %r : tensor<?x96xf32>
+}
+
+// -----
+
+// A small convolution's im2col matrix stays in cache: plain im2col.
+// V512-LABEL: func.func @small_conv
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "im2col", vector_bits = 512, tile_m = 64,
+func.func @small_conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// 64 x 3 x 3 x 56 x 56 floats (7.2 MB) is more than 4 blocks of 384 KiB:
+// gathered block by block, in 16 chunks (none without threads).
+// V512-LABEL: func.func @large_conv
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "blocked_im2col", {{.*}}threads = 16, min_parallel_work = {{[0-9]+}}, block_bytes = 393216,
+// V256-LABEL: func.func @large_conv
+// V256: linalg.conv_2d_nchw_fchw {{.*}}strategy = "blocked_im2col", {{.*}}threads = 0, min_parallel_work = {{[0-9]+}}, block_bytes = 393216,
+func.func @large_conv(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>, %o: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x64x58x58xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+
+// -----
+
+// Depthwise: the vector kernel with 12 accumulators at 512 bits, 8 at 256,
+// one thread chunk per (batch, channel) plane when large enough; direct
+// without vector registers.
+// V512-LABEL: func.func @depthwise
+// V512: linalg.depthwise_conv_2d_nchw_chw {{.*}}strategy = "depthwise", vector_bits = 512, {{.*}}threads = 32, {{.*}}accumulators = 12>
+// V256-LABEL: func.func @depthwise
+// V256: linalg.depthwise_conv_2d_nchw_chw {{.*}}strategy = "depthwise", vector_bits = 256, {{.*}}threads = 0, {{.*}}accumulators = 8>
+// SCALAR-LABEL: func.func @depthwise
+// SCALAR: linalg.depthwise_conv_2d_nchw_chw {{.*}}strategy = "direct"
+func.func @depthwise(%x: tensor<1x32x114x114xf32>, %w: tensor<32x3x3xf32>, %o: tensor<1x32x112x112xf32>) -> tensor<1x32x112x112xf32> {
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x32x114x114xf32>, tensor<32x3x3xf32>) outs(%o : tensor<1x32x112x112xf32>) -> tensor<1x32x112x112xf32>
+  return %r : tensor<1x32x112x112xf32>
+}
+
+// -----
+
+// Ops that already have a schedule keep it, so the pass can run again.
+// V512-LABEL: func.func @kept
+// V512: linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "scalar", vector_bits = 128,
+func.func @kept(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "scalar", vector_bits = 128, tile_m = 0, tile_n = 0, tile_k = 0, reg_m = 0, reg_n = 0, reg_k = 0, pack_row_bytes = 0, pack_a_row_bytes = 0, threads = 0, min_parallel_work = 0, block_bytes = 0, accumulators = 0>}
+    ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
