@@ -75,21 +75,10 @@ struct WidenLoad : OpRewritePattern<LLVM::LoadOp> {
   }
 };
 
-struct WidenMaskedStore : OpRewritePattern<LLVM::MaskedStoreOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LLVM::MaskedStoreOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!byteVectorFor(op.getValue().getType()))
-      return rewriter.notifyMatchFailure(op, "not a vector of i1");
-    Value bytes = toBytes(rewriter, op.getLoc(), op.getValue());
-    rewriter.modifyOpInPlace(op, [&] { op.getValueMutable().assign(bytes); });
-    return success();
-  }
-};
-
-struct WidenMaskedScatter : OpRewritePattern<LLVM::masked_scatter> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LLVM::masked_scatter op,
+/// Masked stores and scatters: the stored value is widened, the mask stays.
+template <typename OpTy> struct WidenMaskedWrite : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     if (!byteVectorFor(op.getValue().getType()))
       return rewriter.notifyMatchFailure(op, "not a vector of i1");
@@ -132,7 +121,8 @@ struct StoreBoolsAsBytesPass
 } // namespace
 
 void populateStoreBoolsAsBytesPatterns(RewritePatternSet &patterns) {
-  patterns.add<WidenStore, WidenLoad, WidenMaskedStore, WidenMaskedScatter,
+  patterns.add<WidenStore, WidenLoad, WidenMaskedWrite<LLVM::MaskedStoreOp>,
+               WidenMaskedWrite<LLVM::masked_scatter>,
                WidenMaskedRead<LLVM::MaskedLoadOp>,
                WidenMaskedRead<LLVM::masked_gather>>(patterns.getContext());
 }

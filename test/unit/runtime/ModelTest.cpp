@@ -100,6 +100,19 @@ TEST(ModelMetadata, StatusAndDtypeNames) {
 
 int32_t noopRun(void *const *, const int64_t *, void *) { return 0; }
 
+/// A descriptor of one input and one output, for the load-time checks.
+kiln_model_desc oneInOneOut(const kiln_tensor_info *in,
+                            const kiln_tensor_info *out) {
+  kiln_model_desc d = {};
+  d.abi_version = KILN_MODEL_ABI_VERSION;
+  d.num_inputs = 1;
+  d.inputs = in;
+  d.num_outputs = 1;
+  d.outputs = out;
+  d.run = noopRun;
+  return d;
+}
+
 // Descriptors built in-process exercise the load-time consistency checks.
 TEST(ModelDescriptor, RejectsMalformed) {
   static const int64_t batchDims[] = {-1};
@@ -107,15 +120,9 @@ TEST(ModelDescriptor, RejectsMalformed) {
   static const char *const syms[] = {"batch"};
   kiln_tensor_info in = {"a", KILN_DTYPE_FLOAT32, 1, batchDims};
   kiln_tensor_info out = {"b", KILN_DTYPE_FLOAT32, 1, batchDims};
-  kiln_model_desc d = {};
-  d.abi_version = KILN_MODEL_ABI_VERSION;
-  d.num_inputs = 1;
-  d.inputs = &in;
-  d.num_outputs = 1;
-  d.outputs = &out;
+  kiln_model_desc d = oneInOneOut(&in, &out);
   d.num_symbols = 1;
   d.symbols = syms;
-  d.run = noopRun;
 
   kiln_model *m = nullptr;
   ASSERT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_OK) << lastError();
@@ -155,13 +162,7 @@ TEST(ModelDescriptor, ChecksCpuFeatures) {
   static const int64_t dims[] = {4};
   kiln_tensor_info in = {"a", KILN_DTYPE_FLOAT32, 1, dims};
   kiln_tensor_info out = {"b", KILN_DTYPE_FLOAT32, 1, dims};
-  kiln_model_desc d = {};
-  d.abi_version = KILN_MODEL_ABI_VERSION;
-  d.num_inputs = 1;
-  d.inputs = &in;
-  d.num_outputs = 1;
-  d.outputs = &out;
-  d.run = noopRun;
+  kiln_model_desc d = oneInOneOut(&in, &out);
   d.cpu = "test-cpu";
   kiln_model *m = nullptr;
 
