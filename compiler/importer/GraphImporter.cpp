@@ -190,8 +190,6 @@ LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &g) {
     std::string why;
     FailureOr<ElementsAttr> attr = convertTensorProto(ctx, t, t.name(), why);
     if (failed(attr)) {
-      if (why == "external data is not supported")
-        return modelError(why + " (initializer " + quoted(t.name()) + ")");
       return modelError("initializer " + quoted(t.name()) + ": " + why);
     }
     FailureOr<Value> v = constant(*attr);

@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/importer/OnnxImporter.h"
+#include "compiler/importer/ExternalData.h"
 #include "compiler/importer/GraphImporter.h"
 
 #include "dialects/graph/GraphDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <climits>
 
@@ -21,7 +23,8 @@ namespace kiln::importer {
 
 FailureOr<OwningOpRef<ModuleOp>>
 importOnnxModelFromBuffer(MLIRContext &ctx, llvm::StringRef bytes,
-                          llvm::StringRef displayName, std::string &error) {
+                          llvm::StringRef displayName, std::string &error,
+                          llvm::StringRef modelDir) {
   ctx.loadDialect<kiln::graph::GraphDialect, func::FuncDialect>();
   std::string file = escaped(displayName);
   auto fail = [&](const llvm::Twine &msg) {
@@ -59,6 +62,10 @@ importOnnxModelFromBuffer(MLIRContext &ctx, llvm::StringRef bytes,
                 " (supported: " + std::to_string(kMinOpset) + " to " +
                 std::to_string(kMaxOpset) + ")");
 
+  std::string externalError;
+  if (!loadExternalData(model, modelDir, externalError))
+    return fail(externalError);
+
   Builder b(&ctx);
   OwningOpRef<ModuleOp> module =
       ModuleOp::create(FileLineColLoc::get(&ctx, file, 0, 0));
@@ -74,8 +81,10 @@ importOnnxModelFromBuffer(MLIRContext &ctx, llvm::StringRef bytes,
   return module;
 }
 
-FailureOr<OwningOpRef<ModuleOp>>
-importOnnxModel(MLIRContext &ctx, llvm::StringRef path, std::string &error) {
+FailureOr<OwningOpRef<ModuleOp>> importOnnxModel(MLIRContext &ctx,
+                                                 llvm::StringRef modelPath,
+                                                 std::string &error) {
+  llvm::StringRef path = modelPath;
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {
@@ -83,7 +92,12 @@ importOnnxModel(MLIRContext &ctx, llvm::StringRef path, std::string &error) {
         escaped(path) + ": cannot read file: " + buffer.getError().message();
     return failure();
   }
-  return importOnnxModelFromBuffer(ctx, (*buffer)->getBuffer(), path, error);
+  llvm::SmallString<256> dir(modelPath);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  return importOnnxModelFromBuffer(ctx, (*buffer)->getBuffer(), path, error,
+                                   dir);
 }
 
 } // namespace kiln::importer

@@ -37,9 +37,11 @@ importOnnxModel(mlir::MLIRContext &ctx, llvm::StringRef path,
 
 /// Same as importOnnxModel, from the serialized bytes of a ModelProto;
 /// `displayName` stands in for the file name in messages and locations.
+/// External data is read relative to `modelDir`, and refused without one.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxModelFromBuffer(mlir::MLIRContext &ctx, llvm::StringRef bytes,
-                          llvm::StringRef displayName, std::string &error);
+                          llvm::StringRef displayName, std::string &error,
+                          llvm::StringRef modelDir = "");
 
 } // namespace kiln::importer
 

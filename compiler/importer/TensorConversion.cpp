@@ -222,7 +222,7 @@ FailureOr<ElementsAttr> convertTensorProto(MLIRContext &ctx,
                                            std::string &why) {
   if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL ||
       t.external_data_size() > 0) {
-    why = "external data is not supported";
+    why = "external data outside the model's initializers is not supported";
     return failure();
   }
   if (t.has_segment()) {

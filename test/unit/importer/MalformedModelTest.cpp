@@ -185,7 +185,8 @@ TEST(MalformedModel, Tensors) {
               t.set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
               t.clear_float_data();
             }),
-            "test.onnx: external data is not supported (initializer 'w')");
+            "test.onnx: initializer 'w': external data needs the model's "
+            "folder (import the model from its file)");
   EXPECT_EQ(withInit([](onnx::TensorProto &t) {
               t.clear_float_data();
               t.set_raw_data(std::string(15, '\0'));
