@@ -20,7 +20,7 @@ packages=(
   libonnx-testdata python3-onnx python3-numpy python3-torch
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
-  libopenblas-dev
+  libopenblas-dev pkgconf
 )
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 

@@ -1,11 +1,12 @@
 """ctypes binding for kiln_rt: load a compiled model library and run it.
 
-    model = kiln_rt.Model("model.so")
+    model = kiln_rt.load("model.so")   # or kiln_rt.Model("model.so")
     print(model.inputs)            # [TensorInfo(name='x', dtype=float32, dims=['batch', 3])]
     (z,) = model.run(x, y)         # or model.run({"x": x, "y": y})
 
-The runtime library is found through $KILN_RT_LIBRARY, else in build/lib next
-to this source tree, else by the dynamic loader's usual search.
+The runtime library is found through $KILN_RT_LIBRARY, else where
+`cmake --install` puts it next to this module (PREFIX/lib), else in build/lib
+next to this source tree, else by the dynamic loader's usual search.
 """
 
 import ctypes
@@ -15,7 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
-__all__ = ["KilnError", "Model", "TensorInfo", "load_runtime"]
+__all__ = ["KilnError", "Model", "TensorInfo", "load", "load_runtime"]
 
 # kiln_dtype codes (ONNX TensorProto.DataType) to numpy.
 _DTYPES = {
@@ -84,7 +85,10 @@ def _candidates():
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
-    return [os.path.join(root, "build", "lib", "libkiln_rt.so"), "libkiln_rt.so"]
+    # Installed: PREFIX/lib/python3/dist-packages/kiln_rt.py, PREFIX/lib/.
+    installed = os.path.join(os.path.dirname(os.path.dirname(here)), "libkiln_rt.so")
+    candidates = [os.path.join(root, "build", "lib", "libkiln_rt.so"), "libkiln_rt.so"]
+    return ([installed] if os.path.isfile(installed) else []) + candidates
 
 
 _lib = None
@@ -273,6 +277,12 @@ class Model:
 
     def __repr__(self):
         return f"Model({self.name!r}, target={self.target!r}, inputs={self.inputs}, outputs={self.outputs})"
+
+
+def load(path):
+    """Loads a compiled model library (a relative path is a file, not a
+    library search): the same as Model(path)."""
+    return Model(path)
 
 
 def set_num_threads(n):
