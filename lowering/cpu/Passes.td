@@ -61,6 +61,9 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
            "direct convolutions)">,
     Option<"blockBytes", "block-bytes", "int64_t", "393216",
            "Largest im2col tile of a blocked convolution; 0 never blocks">,
+    Option<"cacheBytes", "cache-bytes", "int64_t", "1048576",
+           "Cache a core's working set lives in (its L2): weights that fit "
+           "in half of it stay there across a blocked convolution's blocks">,
     Option<"maxChunks", "max-chunks", "int64_t", "16",
            "Parallel chunks (each with its own scratch tile) of a blocked "
            "convolution">,

@@ -297,6 +297,40 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
     return success();
   }
 
+  // The columns past the last whole register tile are peeled into one
+  // static tile; a power-of-two width lowers to native vectors, any other
+  // did not: a 17-column tail, as vector<mr x 17>, spent most of its time in
+  // shuffles (16 + 1 lanes; MatMul 512 x 4608 x 49 ran at a fifth of ORT's
+  // speed). So the columns past the largest power of two of the tail become
+  // an op of their own (tiled the same way, down to power-of-two widths).
+  // That op reads A once more, which costs less than the shuffles did.
+  int64_t n = ranges[nDim], tail = n % t.nr;
+  int64_t leftover = tail - int64_t(llvm::bit_floor(uint64_t(tail)));
+  if (n < t.nr && leftover == 0) {
+    // One power-of-two tile narrower than the register tile: it is the
+    // register tile.
+    ContractionTiles narrow = t;
+    narrow.nr = n;
+    return tileContractionInto(rewriter, op, narrow, parallel, result, why);
+  }
+  if (leftover != 0) {
+    rewriter.setInsertionPoint(op);
+    auto [first, second] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                        nDim, rewriter.getIndexAttr(n - leftover));
+    if (!first || !second) {
+      why = "cannot split off the columns of a partial register tile";
+      return failure();
+    }
+    for (TilingInterface part : {first, second}) {
+      std::string partWhy;
+      if (failed(tileContractionInto(rewriter, cast<linalg::LinalgOp>(*part), t,
+                                     parallel, result, partWhy)))
+        remarkSlowPath(part, "part of a contraction in scalar loops", partWhy);
+    }
+    return success();
+  }
+
   unsigned numLoops = op.getNumLoops();
   auto isK = [&](unsigned d) { return llvm::is_contained(dims->k, d); };
 

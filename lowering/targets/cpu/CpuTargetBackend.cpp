@@ -26,7 +26,8 @@ scheduleFields() {
           {"min_parallel_work", &CpuScheduleOptions::minParallelWork},
           {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col},
           {"block_bytes", &CpuScheduleOptions::blockBytes},
-          {"max_chunks", &CpuScheduleOptions::maxChunks}};
+          {"max_chunks", &CpuScheduleOptions::maxChunks},
+          {"cache_bytes", &CpuScheduleOptions::cacheBytes}};
 }
 
 unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
