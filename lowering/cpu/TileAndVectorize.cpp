@@ -305,8 +305,11 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   // an op of their own (tiled the same way, down to power-of-two widths).
   // That op reads A once more, which costs less than the shuffles did.
   int64_t n = ranges[nDim], tail = n % t.nr;
-  int64_t leftover = tail - int64_t(llvm::bit_floor(uint64_t(tail)));
-  if (n < t.nr && leftover == 0) {
+  // Within one vector register a partial tail is a masked or widened
+  // vector, which is fine.
+  int64_t leftover =
+      tail > t.lanes ? tail - int64_t(llvm::bit_floor(uint64_t(tail))) : 0;
+  if (n < t.nr && leftover == 0 && llvm::has_single_bit(uint64_t(n))) {
     // One power-of-two tile narrower than the register tile: it is the
     // register tile.
     ContractionTiles narrow = t;
