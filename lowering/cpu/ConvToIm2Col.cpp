@@ -431,6 +431,64 @@ cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
   return contraction;
 }
 
+FailureOr<SmallVector<Operation *>>
+cpu::rewriteGroupedConvInIm2Col(RewriterBase &rewriter,
+                                linalg::Conv2DNgchwGfchwOp conv) {
+  auto in = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto w = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto out = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!in || !w || !out || !in.hasStaticShape() || !w.hasStaticShape() ||
+      !out.hasStaticShape() || !isa<FloatType>(out.getElementType()))
+    return rewriter.notifyMatchFailure(conv, "needs static float tensors");
+  // in [N, G, Cg, H, W], w [G, Fg, Cg, KH, KW], out [N, G, Fg, OH, OW].
+  Location loc = conv.getLoc();
+  SavedSchedule saved = saveSchedule(conv);
+  struct Slice {
+    Value value;
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+  };
+  // Group `g` of `v`, its group dim `d` dropped.
+  auto slice = [&](Value v, unsigned d, int64_t g) {
+    auto type = cast<RankedTensorType>(v.getType());
+    Slice s;
+    SmallVector<int64_t> reduced;
+    for (auto [i, n] : llvm::enumerate(type.getShape())) {
+      s.offsets.push_back(rewriter.getIndexAttr(i == d ? g : 0));
+      s.sizes.push_back(rewriter.getIndexAttr(i == d ? 1 : n));
+      s.strides.push_back(rewriter.getIndexAttr(1));
+      if (i != d)
+        reduced.push_back(n);
+    }
+    s.value = tensor::ExtractSliceOp::create(rewriter, loc, type.clone(reduced),
+                                             v, s.offsets, s.sizes, s.strides);
+    return s;
+  };
+  Value running = conv.getOutputs()[0];
+  SmallVector<Operation *> contractions;
+  for (int64_t g = 0; g < in.getDimSize(1); ++g) {
+    Slice x = slice(conv.getInputs()[0], 1, g);
+    Slice wg = slice(conv.getInputs()[1], 0, g);
+    Slice acc = slice(running, 1, g);
+    auto group = linalg::Conv2DNchwFchwOp::create(
+        rewriter, loc, TypeRange{acc.value.getType()},
+        ValueRange{x.value, wg.value}, ValueRange{acc.value}, conv.getStrides(),
+        conv.getDilations());
+    restoreSchedule(saved, group);
+    auto insert = tensor::InsertSliceOp::create(
+        rewriter, loc, group.getResult(0), running, acc.offsets, acc.sizes,
+        acc.strides);
+    running = insert.getResult();
+    // The rewrite replaces the group's result where the insert reads it.
+    rewriter.setInsertionPoint(group);
+    FailureOr<Operation *> contraction = rewriteConvInIm2Col(rewriter, group);
+    if (succeeded(contraction))
+      contractions.push_back(*contraction);
+    rewriter.setInsertionPointAfter(insert);
+  }
+  rewriter.replaceOp(conv, running);
+  return contractions;
+}
+
 FailureOr<Operation *>
 cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
                        kernel::CpuScheduleAttr schedule) {
@@ -455,6 +513,15 @@ cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
     restoreSchedule(saved, result);
     return result;
   };
+  if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op)) {
+    FailureOr<SmallVector<Operation *>> groups =
+        rewriteGroupedConvInIm2Col(rewriter, grouped);
+    if (failed(groups))
+      return failure();
+    // Replaced either way; a group whose im2col did not apply stays a
+    // direct convolution.
+    return groups->empty() ? nullptr : groups->front();
+  }
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op);
   if (!conv)
     return upstream();
@@ -503,7 +570,8 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> convs;
     getOperation().walk([&](Operation *op) {
-      if (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp>(op))
+      if (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv2DNgchwGfchwOp>(op))
         convs.push_back(op);
     });
     if (convs.empty())
@@ -570,7 +638,8 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
 void cpu::populateConvToIm2ColPatterns(RewritePatternSet &patterns,
                                        ScheduleControlFn control) {
   patterns.add<ApplyConvSchedule<linalg::Conv2DNchwFchwOp>,
-               ApplyConvSchedule<linalg::Conv2DNhwcHwcfOp>>(
+               ApplyConvSchedule<linalg::Conv2DNhwcHwcfOp>,
+               ApplyConvSchedule<linalg::Conv2DNgchwGfchwOp>>(
       patterns.getContext(), control);
 }
 

@@ -68,7 +68,7 @@ struct Fields {
 };
 
 /// What kind of op a schedule is for, and the strategies that fit it.
-enum class OpKind { Conv, ConvNhwc, Depthwise, Contraction };
+enum class OpKind { Conv, ConvNhwc, ConvGrouped, Depthwise, Contraction };
 
 ArrayRef<StringRef> strategiesFor(OpKind kind) {
   static const StringRef conv[] = {"im2col", "blocked_im2col", "direct"};
@@ -79,6 +79,7 @@ ArrayRef<StringRef> strategiesFor(OpKind kind) {
   case OpKind::Conv:
     return conv;
   case OpKind::ConvNhwc:
+  case OpKind::ConvGrouped:
     return nhwc;
   case OpKind::Depthwise:
     return depthwise;
@@ -309,6 +310,18 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       else if (!hasStaticShapes(op))
         f = direct(f, "dynamic shapes");
       return std::make_pair(f, OpKind::ConvNhwc);
+    }
+    if (isa<linalg::Conv2DNgchwGfchwOp>(op)) {
+      // One im2col contraction per group.
+      Fields f = contraction();
+      f.strategy = "im2col";
+      if (!convToIm2Col)
+        f = direct(f, "conv-to-im2col is off");
+      else if (!hasStaticShapes(op))
+        f = direct(f, "dynamic shapes");
+      else if (!isa<FloatType>(getElementTypeOrSelf(op->getResult(0))))
+        f = direct(f, "not a float convolution");
+      return std::make_pair(f, OpKind::ConvGrouped);
     }
     if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op))
       return std::make_pair(depthwise(dw), OpKind::Depthwise);
