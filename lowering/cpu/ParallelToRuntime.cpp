@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/Schedule.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -148,9 +149,17 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
   // The outlined body.
   OpBuilder mb(ctx);
   mb.setInsertionPointAfter(parent);
-  std::string name =
-      (parent.getName() + (serial ? "_ser" : "_par") + llvm::Twine(index))
-          .str();
+  // The ONNX node in the symbol, so that profilers name the slow layer:
+  // kiln_entry_conv1_par3.
+  std::string node = cpu::getNodeName(forall);
+  for (char &c : node)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  if (node.size() > 48)
+    node.resize(48);
+  std::string name = (parent.getName() + (node.empty() ? "" : "_") + node +
+                      (serial ? "_ser" : "_par") + llvm::Twine(index))
+                         .str();
   auto fn = func::FuncOp::create(mb, loc, name, bodyType);
   fn.setPrivate();
   // A serial body has one direct call; inlined, it would be back where it

@@ -55,3 +55,18 @@ func.func @serial(%m: memref<8xf32>, %x: f32) -> f32 {
   }
   return %r : f32
 }
+
+// -----
+
+// The outlined function carries the ONNX node of its loop, so that a
+// profiler's symbols name the layer (characters other than letters, digits
+// and '_' become '_').
+// CHECK-LABEL: func.func @named(
+//       CHECK:   func.constant @named_conv_1_3_par0
+// CHECK-LABEL: func.func private @named_conv_1_3_par0(
+func.func @named(%m: memref<?xf32>, %x: f32, %n: index) {
+  scf.forall (%i) in (%n) {
+    memref.store %x, %m[%i] : memref<?xf32>
+  } loc("conv/1.3")
+  return
+}
