@@ -11,9 +11,11 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstdio>
 
 using namespace mlir;
@@ -93,6 +95,10 @@ static cl::opt<std::string> scheduleFile(
              "(applied after --schedule)"));
 static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
                             cl::desc("Print the IR after each stage"));
+static cl::opt<bool> verbose("v", cl::sub(compileSub),
+                             cl::desc("Print each phase with its time"));
+static cl::alias verboseLong("verbose", cl::aliasopt(verbose),
+                             cl::desc("Alias for -v"));
 static cl::opt<bool>
     remarks("remarks", cl::sub(compileSub),
             cl::desc("Name every op that takes a slow path, and why"));
@@ -182,6 +188,7 @@ static int runCompile() {
   options.codegenThreads = codegenThreads;
   options.dumpIR = dumpIR;
   options.remarks = remarks;
+  options.verbose = verbose;
   options.targetOptions.scheduleFile = scheduleFile;
   if (schedule.getNumOccurrences() &&
       !parseSchedule(schedule, options.targetOptions.schedule))
@@ -195,10 +202,16 @@ static int runCompile() {
     if (!llvm::is_contained(keys, entry.first))
       return fail("unknown schedule key '" + entry.first + "' for target " +
                   options.target + " (known: " + llvm::join(keys, ", ") + ")");
+  auto start = std::chrono::steady_clock::now();
   auto ctx = makeContext();
   auto module = importOrFail(*ctx, compileInput);
   if (failed(module))
     return 1;
+  if (verbose) {
+    std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    llvm::errs() << llvm::formatv("kiln: {0,-36} {1,8:f3} s\n", "import",
+                                  s.count());
+  }
   if (llvm::Error err = compileModelLibrary(**module, options)) {
     std::string msg = llvm::toString(std::move(err));
     return fail(compileInput + ": " + msg);

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - kiln.graph module to model library ------------------===//
 
 #include "compiler/pipeline/Pipeline.h"
+
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
 #include "lowering/emit/FlattenConstantGlobals.h"
@@ -19,8 +20,12 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+#include <optional>
 
 using namespace mlir;
 
@@ -69,9 +74,30 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// With `kiln compile -v`, one line per phase with its wall time.
+class PhaseTimer {
+public:
+  PhaseTimer(bool enabled, llvm::StringRef phase)
+      : enabled(enabled), phase(phase.str()),
+        start(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    if (!enabled)
+      return;
+    std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+    llvm::errs() << llvm::formatv("kiln: {0,-36} {1,8:f3} s\n", phase,
+                                  s.count());
+  }
+
+private:
+  bool enabled;
+  std::string phase;
+  std::chrono::steady_clock::time_point start;
+};
+
 static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
                              llvm::StringRef stage, bool dump,
-                             bool remarks = false) {
+                             bool remarks = false, bool verbose = false) {
+  PhaseTimer timer(verbose, stage);
   PassManager pm(module.getContext());
   static_cast<OpPassManager &>(pm) = pipeline;
   if (dump)
@@ -111,8 +137,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
   buildGraphPipeline(graphPm, options.convLayout.empty()
                                   ? target->getPreferredConvLayout()
                                   : llvm::StringRef(options.convLayout));
-  if (auto err =
-          runPasses(module, graphPm, "graph optimization", options.dumpIR))
+  if (auto err = runPasses(module, graphPm, "graph optimization",
+                           options.dumpIR, false, options.verbose))
     return err;
   auto sig = extractModelSignature(entry);
   if (!sig)
@@ -126,13 +152,13 @@ llvm::Error compileModelLibrary(ModuleOp module,
   OpPassManager linalgPm("builtin.module");
   linalgPm.addPass(createConvertGraphToLinalg());
   linalgPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
-  if (auto err =
-          runPasses(module, linalgPm, "lowering to linalg", options.dumpIR))
+  if (auto err = runPasses(module, linalgPm, "lowering to linalg",
+                           options.dumpIR, false, options.verbose))
     return err;
   OpPassManager targetPm("builtin.module");
   target->buildLoweringPipeline(targetPm, options.targetOptions);
   if (auto err = runPasses(module, targetPm, "code generation", options.dumpIR,
-                           options.remarks))
+                           options.remarks, options.verbose))
     return err;
   if (options.dumpIR)
     module->print(llvm::errs() << "// ---- LLVM dialect\n");
@@ -141,6 +167,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
+  std::optional<PhaseTimer> timer;
+  timer.emplace(options.verbose, "translation to LLVM IR");
   flattenConstantGlobals(module);
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -172,10 +200,13 @@ llvm::Error compileModelLibrary(ModuleOp module,
   codegen.threads = options.codegenThreads;
   codegen.asmPath = options.asmPath;
   llvm::SmallVector<std::string> objects;
+  timer.emplace(options.verbose, "LLVM optimization and object code");
   llvm::Error err = optimizeAndEmitObjects(
       *llvmModule, **tm, createTargetMachine, codegen, objects);
+  timer.emplace(options.verbose, "link");
   if (!err)
     err = target->linkSharedLibrary(objects, options.outputPath);
+  timer.reset();
   for (const std::string &object : objects)
     llvm::sys::fs::remove(object);
   if (err)

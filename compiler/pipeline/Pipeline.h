@@ -27,6 +27,8 @@ struct CompileOptions {
   unsigned codegenThreads = 0;
   /// Print the IR after each stage to stderr.
   bool dumpIR = false;
+  /// Print each phase with its wall time to stderr (`kiln compile -v`).
+  bool verbose = false;
   /// Print a remark for each op that takes a slow path (scalar loops, a
   /// fallback), with its node and the reason.
   bool remarks = false;
