@@ -5,6 +5,7 @@
 #   check_install.sh BUILD_DIR KILN SOURCE_DIR
 set -euo pipefail
 build=$1 kiln=$2 src=$3
+cc=${CC:-clang-22}  # installed by setup.sh, as kiln's own compiler
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,12 +24,12 @@ cmake --install "$build" --component kiln_rt --prefix "$tmp/prefix" >/dev/null
 lib=$(ls -d "$tmp"/prefix/lib*/ | head -1)
 
 cmake -S "$here" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-  -DCMAKE_BUILD_RPATH="$lib" >/dev/null
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_RPATH="$lib" >/dev/null
 cmake --build "$tmp/cmake" >/dev/null
 check find_package "$tmp/cmake/consumer" "$tmp/model/sub.so"
 
 export PKG_CONFIG_PATH="$lib/pkgconfig"
-cc "$here/main.c" -o "$tmp/pc_consumer" $(pkg-config --cflags --libs kiln_rt) \
+"$cc" "$here/main.c" -o "$tmp/pc_consumer" $(pkg-config --cflags --libs kiln_rt) \
   -Wl,-rpath,"$lib"
 check pkg-config "$tmp/pc_consumer" "$tmp/model/sub.so"
 
