@@ -20,4 +20,5 @@ tools = ["kiln-opt", "kiln"]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir])
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
 config.substitutions.append(("%kiln_lib", os.path.join(config.kiln_obj_root, "lib")))
+config.substitutions.append(("%kiln_obj", config.kiln_obj_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
