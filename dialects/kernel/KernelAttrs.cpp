@@ -37,8 +37,9 @@ LogicalResult CpuScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, StringRef strategy,
     int64_t vectorBits, int64_t tileM, int64_t tileN, int64_t tileK,
     int64_t regM, int64_t regN, int64_t regK, int64_t packRowBytes,
-    int64_t packARowBytes, int64_t threads, int64_t minParallelWork,
-    int64_t blockBytes, int64_t accumulators) {
+    int64_t packARowBytes, int64_t packMinReuse, int64_t packAMinReuse,
+    int64_t threads, int64_t minParallelWork, int64_t blockBytes,
+    int64_t accumulators) {
   if (!llvm::is_contained(getStrategies(), strategy))
     return emitError() << "unknown strategy '" << strategy
                        << "' (known: " << llvm::join(getStrategies(), ", ")
@@ -55,6 +56,8 @@ LogicalResult CpuScheduleAttr::verify(
                              {"reg_k", regK},
                              {"pack_row_bytes", packRowBytes},
                              {"pack_a_row_bytes", packARowBytes},
+                             {"pack_min_reuse", packMinReuse},
+                             {"pack_a_min_reuse", packAMinReuse},
                              {"threads", threads},
                              {"min_parallel_work", minParallelWork},
                              {"block_bytes", blockBytes},

@@ -27,6 +27,9 @@ def Kernel_CpuScheduleAttr : AttrDef<Kernel_Dialect, "CpuSchedule"> {
       `reg_m`, `reg_n`, `reg_k`: its register tile (rows, lanes, K unroll).
     - `pack_row_bytes`, `pack_a_row_bytes`: pack B micro-panels (A blocks)
       whose rows are at least this many bytes apart; 0 never packs.
+      `pack_min_reuse`, `pack_a_min_reuse`: pack them only when at least this
+      many register tiles read the copy (B panel: along M; A block: along
+      N), since a copy read once costs more than it saves.
     - `threads`: parallel chunks to split the op into (0: one thread; a
       depthwise convolution runs one chunk per channel when it is not 0);
       `min_parallel_work`: iterations of the op's loop nest (multiply-adds
@@ -40,6 +43,7 @@ def Kernel_CpuScheduleAttr : AttrDef<Kernel_Dialect, "CpuSchedule"> {
     "int64_t":$tile_m, "int64_t":$tile_n, "int64_t":$tile_k,
     "int64_t":$reg_m, "int64_t":$reg_n, "int64_t":$reg_k,
     "int64_t":$pack_row_bytes, "int64_t":$pack_a_row_bytes,
+    "int64_t":$pack_min_reuse, "int64_t":$pack_a_min_reuse,
     "int64_t":$threads, "int64_t":$min_parallel_work,
     "int64_t":$block_bytes, "int64_t":$accumulators
   );

@@ -35,8 +35,9 @@ namespace {
 struct Fields {
   std::string strategy;
   int64_t vectorBits = 0, tileM = 0, tileN = 0, tileK = 0, regM = 0, regN = 0,
-          regK = 0, packRowBytes = 0, packARowBytes = 0, threads = 0,
-          minParallelWork = 0, blockBytes = 0, accumulators = 0;
+          regK = 0, packRowBytes = 0, packARowBytes = 0, packMinReuse = 0,
+          packAMinReuse = 0, threads = 0, minParallelWork = 0, blockBytes = 0,
+          accumulators = 0;
 
   /// The integer fields by their names in the attribute and in schedule
   /// files.
@@ -51,6 +52,8 @@ struct Fields {
         {"reg_k", &Fields::regK},
         {"pack_row_bytes", &Fields::packRowBytes},
         {"pack_a_row_bytes", &Fields::packARowBytes},
+        {"pack_min_reuse", &Fields::packMinReuse},
+        {"pack_a_min_reuse", &Fields::packAMinReuse},
         {"threads", &Fields::threads},
         {"min_parallel_work", &Fields::minParallelWork},
         {"block_bytes", &Fields::blockBytes},
@@ -62,8 +65,8 @@ struct Fields {
                          function_ref<InFlightDiagnostic()> emitError) const {
     return CpuScheduleAttr::getChecked(
         emitError, ctx, StringRef(strategy), vectorBits, tileM, tileN, tileK,
-        regM, regN, regK, packRowBytes, packARowBytes, threads, minParallelWork,
-        blockBytes, accumulators);
+        regM, regN, regK, packRowBytes, packARowBytes, packMinReuse,
+        packAMinReuse, threads, minParallelWork, blockBytes, accumulators);
   }
 };
 
@@ -208,6 +211,10 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     f.tileM = tileM > 0 ? tileM : 8 * f.regM;
     f.packRowBytes = packRowBytes;
     f.packARowBytes = packARowBytes;
+    // A packed B panel pays once 4 register tiles of rows read it, an A
+    // block once 2 of columns do.
+    f.packMinReuse = 4;
+    f.packAMinReuse = 2;
     // Thread blocks aim for 8 chunks: enough to balance a few cores, few
     // enough that row blocks share each B block.
     f.threads = parallel ? 8 : 0;

@@ -60,6 +60,9 @@ struct ContractionTiles {
   int64_t packRowBytes;
   /// The same for A blocks.
   int64_t packARowBytes;
+  /// Register tiles that must read a packed B panel (along M) or A block
+  /// (along N) for the copy to pay.
+  int64_t packMinReuse, packAMinReuse;
   /// Parallel chunks the thread blocks aim for; 0: no threads.
   int64_t threadChunks;
   /// Multiply-adds below which a contraction (or a part of one) gets no
@@ -78,6 +81,8 @@ ContractionTiles getTiles(kernel::CpuScheduleAttr s) {
   t.kr = s.getRegK();
   t.packRowBytes = s.getPackRowBytes();
   t.packARowBytes = s.getPackARowBytes();
+  t.packMinReuse = s.getPackMinReuse();
+  t.packAMinReuse = s.getPackAMinReuse();
   t.threadChunks = s.getThreads();
   t.minParallelWork = s.getMinParallelWork();
   return t;
@@ -160,7 +165,7 @@ void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
   std::optional<int64_t> lb = getConstantIntValue(mLoop.getLowerBound()),
                          ub = getConstantIntValue(mLoop.getUpperBound()),
                          step = getConstantIntValue(mLoop.getStep());
-  if (!lb || !ub || !step || (*ub - *lb) / *step < 4)
+  if (!lb || !ub || !step || (*ub - *lb) / *step < t.packMinReuse)
     return;
   OpOperand *bOperand = tile.getDpsInputOperand(1);
   memref::SubViewOp view = packableView(bOperand, t.packRowBytes);
@@ -181,7 +186,8 @@ void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
                const ContractionTiles &t, unsigned mDim, unsigned nDim,
                ContractionTilingResult &result) {
   SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
-  if (!ShapedType::isDynamic(ranges[nDim]) && ranges[nDim] < 2 * t.nr)
+  if (!ShapedType::isDynamic(ranges[nDim]) &&
+      ranges[nDim] < t.packAMinReuse * t.nr)
     return;
   OpOperand *aOperand = tile.getDpsInputOperand(0);
   AffineMap aMap = tile.getMatchingIndexingMap(aOperand);

@@ -11,7 +11,7 @@
 // A contraction: 8 x 32 register tile at 512 bits (two zmm per row), cache
 // blocks of 8 register tiles, K blocks of 256; 8 thread chunks once the
 // multiply-adds reach 16 lanes x 131072.
-// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 8192, pack_a_row_bytes = 0, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0>}
+// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 8192, pack_a_row_bytes = 0, pack_min_reuse = 4, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0>}
 // 6 x 16 at 256 bits; no threads when parallel is off.
 // V256: func.func @matmul{{.*}}threads = 0
 // V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 48, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, {{.*}}threads = 0,
@@ -79,7 +79,7 @@ func.func @depthwise(%x: tensor<1x32x114x114xf32>, %w: tensor<32x3x3xf32>, %o: t
 // V512-LABEL: func.func @kept
 // V512: linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "scalar", vector_bits = 128,
 func.func @kept(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %r = linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "scalar", vector_bits = 128, tile_m = 0, tile_n = 0, tile_k = 0, reg_m = 0, reg_n = 0, reg_k = 0, pack_row_bytes = 0, pack_a_row_bytes = 0, threads = 0, min_parallel_work = 0, block_bytes = 0, accumulators = 0>}
+  %r = linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "scalar", vector_bits = 128, tile_m = 0, tile_n = 0, tile_k = 0, reg_m = 0, reg_n = 0, reg_k = 0, pack_row_bytes = 0, pack_a_row_bytes = 0, pack_min_reuse = 0, pack_a_min_reuse = 0, threads = 0, min_parallel_work = 0, block_bytes = 0, accumulators = 0>}
     ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
