@@ -328,32 +328,31 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return f;
   }
 
+  /// im2col with the contraction's tiles, or direct where it does not apply.
+  Fields plainIm2Col(Operation *op, bool floatOnly) {
+    Fields f = contraction();
+    f.strategy = "im2col";
+    if (!convToIm2Col)
+      return direct(f, "conv-to-im2col is off");
+    if (!hasStaticShapes(op))
+      return direct(f, "dynamic shapes");
+    if (floatOnly && !isa<FloatType>(getElementTypeOrSelf(op->getResult(0))))
+      return direct(f, "not a float convolution");
+    return f;
+  }
+
   /// The heuristic schedule of a tunable op, and its kind; nullopt for ops
   /// that take the function's default.
   std::optional<std::pair<Fields, OpKind>> select(Operation *op) {
     if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
       return std::make_pair(convolution(conv), OpKind::Conv);
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
-      Fields f = contraction();
-      f.strategy = "im2col";
-      if (!convToIm2Col)
-        f = direct(f, "conv-to-im2col is off");
-      else if (!hasStaticShapes(op))
-        f = direct(f, "dynamic shapes");
-      return std::make_pair(f, OpKind::ConvNhwc);
-    }
-    if (isa<linalg::Conv2DNgchwGfchwOp>(op)) {
-      // One im2col contraction per group.
-      Fields f = contraction();
-      f.strategy = "im2col";
-      if (!convToIm2Col)
-        f = direct(f, "conv-to-im2col is off");
-      else if (!hasStaticShapes(op))
-        f = direct(f, "dynamic shapes");
-      else if (!isa<FloatType>(getElementTypeOrSelf(op->getResult(0))))
-        f = direct(f, "not a float convolution");
-      return std::make_pair(f, OpKind::ConvGrouped);
-    }
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+      return std::make_pair(plainIm2Col(op, /*floatOnly=*/false),
+                            OpKind::ConvNhwc);
+    // A grouped convolution: one im2col contraction per group.
+    if (isa<linalg::Conv2DNgchwGfchwOp>(op))
+      return std::make_pair(plainIm2Col(op, /*floatOnly=*/true),
+                            OpKind::ConvGrouped);
     if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op))
       return std::make_pair(depthwise(dw), OpKind::Depthwise);
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

@@ -212,6 +212,35 @@ FailureOr<Operation *> tileOneDim(RewriterBase &rewriter, Operation *op,
   return tiled->tiledOps.front();
 }
 
+LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const ContractionTiles &t, bool parallel,
+                                  ContractionTilingResult &result,
+                                  std::string &why);
+
+/// Splits `op` along `dim` at `at` and tiles both parts. The original op
+/// is gone afterwards: a part that cannot be tiled stays as it is, correct
+/// but slow, with a remark.
+LogicalResult splitAndTile(RewriterBase &rewriter, linalg::LinalgOp op,
+                           unsigned dim, int64_t at, const ContractionTiles &t,
+                           bool parallel, ContractionTilingResult &result,
+                           std::string &why) {
+  rewriter.setInsertionPoint(op);
+  auto [first, second] =
+      linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
+                      rewriter.getIndexAttr(at));
+  if (!first || !second) {
+    why = "cannot split off a partial block";
+    return failure();
+  }
+  for (TilingInterface part : {first, second}) {
+    std::string partWhy;
+    if (failed(tileContractionInto(rewriter, cast<linalg::LinalgOp>(*part), t,
+                                   parallel, result, partWhy)))
+      remarkSlowPath(part, "part of a contraction in scalar loops", partWhy);
+  }
+  return success();
+}
+
 /// Tiles a static float contraction as described in the file comment,
 /// adding what it built to `result`; on failure, `why` says why the op keeps
 /// its scalar loops.
@@ -284,23 +313,7 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
     int64_t whole = ranges[dim] / block * block;
     if (whole == 0 || whole == ranges[dim])
       continue;
-    rewriter.setInsertionPoint(op);
-    auto [first, second] =
-        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
-                        rewriter.getIndexAttr(whole));
-    if (!first || !second) {
-      why = "cannot split off the partial cache block";
-      return failure();
-    }
-    // The original op is gone: a part that cannot be tiled stays as it is,
-    // correct but slow.
-    for (TilingInterface part : {first, second}) {
-      std::string partWhy;
-      if (failed(tileContractionInto(rewriter, cast<linalg::LinalgOp>(*part), t,
-                                     parallel, result, partWhy)))
-        remarkSlowPath(part, "part of a contraction in scalar loops", partWhy);
-    }
-    return success();
+    return splitAndTile(rewriter, op, dim, whole, t, parallel, result, why);
   }
 
   // The columns past the last whole register tile are peeled into one
@@ -322,23 +335,9 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
     narrow.nr = n;
     return tileContractionInto(rewriter, op, narrow, parallel, result, why);
   }
-  if (leftover != 0) {
-    rewriter.setInsertionPoint(op);
-    auto [first, second] =
-        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
-                        nDim, rewriter.getIndexAttr(n - leftover));
-    if (!first || !second) {
-      why = "cannot split off the columns of a partial register tile";
-      return failure();
-    }
-    for (TilingInterface part : {first, second}) {
-      std::string partWhy;
-      if (failed(tileContractionInto(rewriter, cast<linalg::LinalgOp>(*part), t,
-                                     parallel, result, partWhy)))
-        remarkSlowPath(part, "part of a contraction in scalar loops", partWhy);
-    }
-    return success();
-  }
+  if (leftover != 0)
+    return splitAndTile(rewriter, op, nDim, n - leftover, t, parallel, result,
+                        why);
 
   unsigned numLoops = op.getNumLoops();
   auto isK = [&](unsigned d) { return llvm::is_contained(dims->k, d); };
