@@ -268,6 +268,15 @@ Value applyBlockEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
 /// per block too, while the block is in cache.
 } // namespace
 
+int64_t cpu::blockedIm2ColRows(int64_t k, int64_t oh, int64_t ow,
+                               int64_t eltBytes, int64_t blockBytes) {
+  int64_t rows = 1;
+  for (int64_t r = 1; r <= oh; ++r)
+    if (oh % r == 0 && k * r * ow * eltBytes <= blockBytes)
+      rows = r;
+  return rows;
+}
+
 FailureOr<Operation *>
 cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
                                 linalg::Conv2DNchwFchwOp conv,
@@ -283,10 +292,7 @@ cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
   int64_t k = s.c * s.kh * s.kw;
   int64_t eltBytes = s.elt.getIntOrFloatBitWidth() / 8;
   maxChunks = std::max<int64_t>(maxChunks, 1);
-  int64_t rows = 1;
-  for (int64_t r = 1; r <= s.oh; ++r)
-    if (s.oh % r == 0 && k * r * s.ow * eltBytes <= blockBytes)
-      rows = r;
+  int64_t rows = blockedIm2ColRows(k, s.oh, s.ow, eltBytes, blockBytes);
   int64_t blocks = s.oh / rows;
   int64_t perChunk = llvm::divideCeil(blocks, std::min(maxChunks, blocks));
   int64_t chunks = llvm::divideCeil(blocks, perChunk);

@@ -2,7 +2,6 @@
 
 #include "lowering/cpu/Schedule.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -17,14 +16,6 @@ namespace kiln::cpu {
 
 kernel::CpuScheduleAttr getOwnSchedule(Operation *op) {
   return op->getAttrOfType<kernel::CpuScheduleAttr>(kScheduleAttr);
-}
-
-kernel::CpuScheduleAttr getSchedule(Operation *op) {
-  if (auto own = getOwnSchedule(op))
-    return own;
-  if (auto func = op->getParentOfType<func::FuncOp>())
-    return func->getAttrOfType<kernel::CpuScheduleAttr>(kDefaultScheduleAttr);
-  return {};
 }
 
 static std::string nameIn(Location loc) {

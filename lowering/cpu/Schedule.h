@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace kiln::cpu {
@@ -31,8 +33,11 @@ inline constexpr llvm::StringLiteral kOpIdAttr = "kiln.op_id";
 
 /// The op's own schedule, or null.
 kernel::CpuScheduleAttr getOwnSchedule(mlir::Operation *op);
-/// The op's own schedule, else its function's default, else null.
-kernel::CpuScheduleAttr getSchedule(mlir::Operation *op);
+/// f32 lanes of a vector register of `vectorBits`; 4 when there is none
+/// (tiles are still sized as if, and LLVM lowers the vectors to scalars).
+inline int64_t lanesFor(int64_t vectorBits) {
+  return std::max<int64_t>(vectorBits / 32, 4);
+}
 
 /// The ONNX node an op comes from (the first name in its location); empty
 /// if its location names none.

@@ -14,6 +14,7 @@
 
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/Schedule.h"
+#include "lowering/cpu/Transforms.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/ADT/StringMap.h"
@@ -190,9 +191,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return success();
   }
 
-  /// f32 lanes of a vector register (4 when there is none: the tiles are
-  /// still sized as if, and LLVM lowers the vectors to scalars).
-  int64_t lanes() const { return std::max<int64_t>(vectorBits / 32, 4); }
+  int64_t lanes() const { return lanesFor(vectorBits); }
 
   /// Register and cache tiles of the contraction kernel. Accumulators: mr
   /// rows of nr lanes, two vectors per row, leaving room for the B row and
@@ -224,9 +223,6 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return f;
   }
 
-  /// Every op without a schedule of its own: vector rows, and 64 chunks of
-  /// threads when large (the dim that gets there is split into blocks, so
-  /// inner loops stay long enough to vectorize).
   /// A matrix-vector product (M = 1) streams B once: one accumulator row
   /// as wide as the registers allow (16 vectors with 32 registers, 8 with
   /// 16), so that each k step reads a long contiguous run of B's row.
@@ -251,6 +247,9 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       f.tileN = 4 * f.regN;
   }
 
+  /// Every op without a schedule of its own: vector rows, and 64 chunks of
+  /// threads when large (the dim that gets there is split into blocks, so
+  /// inner loops stay long enough to vectorize).
   Fields rows() const {
     Fields f;
     f.strategy = "rows";
@@ -283,12 +282,8 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     if (blockBytes > 0 && n == 1 && oh >= 4 &&
         isa<FloatType>(out.getElementType()) &&
         k * oh * ow * elt > 4 * blockBytes) {
-      // The block's output rows, as rewriteConvInBlockedIm2Col picks them.
-      int64_t rows = 1;
-      for (int64_t r = 1; r <= oh; ++r)
-        if (oh % r == 0 && k * r * ow * elt <= blockBytes)
-          rows = r;
-      int64_t cols = rows * ow, fout = out.getDimSize(1);
+      int64_t cols = blockedIm2ColRows(k, oh, ow, elt, blockBytes) * ow;
+      int64_t fout = out.getDimSize(1);
       bool weightsStay = 2 * fout * k * elt <= cacheBytes;
       if ((weightsStay || 2 * cols >= fout) && cols >= f.regN) {
         f.strategy = "blocked_im2col";

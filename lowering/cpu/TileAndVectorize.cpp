@@ -72,7 +72,7 @@ struct ContractionTiles {
 
 ContractionTiles getTiles(kernel::CpuScheduleAttr s) {
   ContractionTiles t;
-  t.lanes = std::max<int64_t>(s.getVectorBits() / 32, 4);
+  t.lanes = lanesFor(s.getVectorBits());
   t.mc = s.getTileM();
   t.nc = s.getTileN();
   t.kc = s.getTileK();
@@ -508,7 +508,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     // large.
     auto rows =
         func->getAttrOfType<kernel::CpuScheduleAttr>(kDefaultScheduleAttr);
-    int64_t lanes = rows ? std::max<int64_t>(rows.getVectorBits() / 32, 4) : 0;
+    int64_t lanes = rows ? lanesFor(rows.getVectorBits()) : 0;
 
     // Broadcasts (bias initializers), maps and copies take the elementwise
     // path below: threads and vector rows.

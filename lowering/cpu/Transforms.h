@@ -44,6 +44,11 @@ struct BlockedIm2ColOptions {
   int64_t maxChunks = 1;
 };
 
+/// Output rows per block of a blocked im2col: the most that divide `oh` and
+/// keep the block's im2col tile (k x rows*ow elements) within `blockBytes`.
+int64_t blockedIm2ColRows(int64_t k, int64_t oh, int64_t ow, int64_t eltBytes,
+                          int64_t blockBytes);
+
 /// Rewrites a batch-1 NCHW convolution into an scf.forall over blocks of
 /// output rows, each gathered into a cache-sized scratch tile and multiplied
 /// while it is in cache; returns the per-block contraction.
