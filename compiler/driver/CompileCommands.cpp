@@ -11,11 +11,9 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <cstdio>
 
 using namespace mlir;
@@ -202,16 +200,14 @@ static int runCompile() {
     if (!llvm::is_contained(keys, entry.first))
       return fail("unknown schedule key '" + entry.first + "' for target " +
                   options.target + " (known: " + llvm::join(keys, ", ") + ")");
-  auto start = std::chrono::steady_clock::now();
   auto ctx = makeContext();
-  auto module = importOrFail(*ctx, compileInput);
+  FailureOr<OwningOpRef<ModuleOp>> module = failure();
+  {
+    PhaseTimer timer(verbose, "import");
+    module = importOrFail(*ctx, compileInput);
+  }
   if (failed(module))
     return 1;
-  if (verbose) {
-    std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
-    llvm::errs() << llvm::formatv("kiln: {0,-36} {1,8:f3} s\n", "import",
-                                  s.count());
-  }
   if (llvm::Error err = compileModelLibrary(**module, options)) {
     std::string msg = llvm::toString(std::move(err));
     return fail(compileInput + ": " + msg);

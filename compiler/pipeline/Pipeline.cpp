@@ -74,25 +74,12 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-/// With `kiln compile -v`, one line per phase with its wall time.
-class PhaseTimer {
-public:
-  PhaseTimer(bool enabled, llvm::StringRef phase)
-      : enabled(enabled), phase(phase.str()),
-        start(std::chrono::steady_clock::now()) {}
-  ~PhaseTimer() {
-    if (!enabled)
-      return;
-    std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
-    llvm::errs() << llvm::formatv("kiln: {0,-36} {1,8:f3} s\n", phase,
-                                  s.count());
-  }
-
-private:
-  bool enabled;
-  std::string phase;
-  std::chrono::steady_clock::time_point start;
-};
+PhaseTimer::~PhaseTimer() {
+  if (!enabled)
+    return;
+  std::chrono::duration<double> s = std::chrono::steady_clock::now() - start;
+  llvm::errs() << llvm::formatv("kiln: {0,-36} {1,8:f3} s\n", phase, s.count());
+}
 
 static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
                              llvm::StringRef stage, bool dump,

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <string>
 
 namespace kiln {
@@ -32,6 +33,21 @@ struct CompileOptions {
   /// Print a remark for each op that takes a slow path (scalar loops, a
   /// fallback), with its node and the reason.
   bool remarks = false;
+};
+
+/// With `kiln compile -v`, prints "kiln: <phase> <seconds> s" to stderr
+/// when it goes out of scope.
+class PhaseTimer {
+public:
+  PhaseTimer(bool enabled, llvm::StringRef phase)
+      : enabled(enabled), phase(phase.str()),
+        start(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer();
+
+private:
+  bool enabled;
+  std::string phase;
+  std::chrono::steady_clock::time_point start;
 };
 
 /// Graph-level passes (folding, canonicalization, layout) on kiln.graph.
