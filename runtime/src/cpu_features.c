@@ -14,6 +14,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <pthread.h>
 
 enum { ECX1, EBX7, ECX7, EDX7, EAX7_1, NUM_WORDS };
 
@@ -63,10 +64,16 @@ static const x86_feature kX86Features[] = {
     {"avx512bf16", EAX7_1, 5, ZMM},
 };
 
-static void read_cpuid(unsigned words[NUM_WORDS], unsigned long long *xcr0) {
+/* CPUID words and XCR0, read once per process (CPUID traps to the
+ * hypervisor in a virtual machine, and every load checks a dozen names). */
+static unsigned cpuid_words[NUM_WORDS];
+static unsigned long long cpuid_xcr0;
+static pthread_once_t cpuid_once = PTHREAD_ONCE_INIT;
+
+static void read_cpuid(void) {
+  unsigned *words = cpuid_words;
+  unsigned long long *xcr0 = &cpuid_xcr0;
   unsigned a, b, c, d, max;
-  memset(words, 0, NUM_WORDS * sizeof(unsigned));
-  *xcr0 = 0;
   max = __get_cpuid_max(0, NULL);
   if (max >= 1 && __get_cpuid(1, &a, &b, &c, &d)) {
     words[ECX1] = c;
@@ -91,8 +98,6 @@ static void read_cpuid(unsigned words[NUM_WORDS], unsigned long long *xcr0) {
 int kiln_rt_cpu_supports(const char *feature) {
   if (!feature)
     return -1;
-  unsigned words[NUM_WORDS];
-  unsigned long long xcr0;
   /* SSE and SSE2 are part of x86-64 itself. */
   if (!strcmp(feature, "sse") || !strcmp(feature, "sse2"))
     return 1;
@@ -100,10 +105,10 @@ int kiln_rt_cpu_supports(const char *feature) {
     const x86_feature *f = &kX86Features[i];
     if (strcmp(feature, f->name))
       continue;
-    read_cpuid(words, &xcr0);
-    if (!(words[f->word] & (1u << f->bit)))
+    pthread_once(&cpuid_once, read_cpuid);
+    if (!(cpuid_words[f->word] & (1u << f->bit)))
       return 0;
-    return (xcr0 & f->xcr0) == f->xcr0;
+    return (cpuid_xcr0 & f->xcr0) == f->xcr0;
   }
   return -1;
 }
