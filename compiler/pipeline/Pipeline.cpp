@@ -110,6 +110,16 @@ static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
   return llvm::Error::success();
 }
 
+void buildToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertGraphToLinalg());
+  pm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+}
+
+llvm::Error runPipeline(ModuleOp module, OpPassManager &pipeline,
+                        llvm::StringRef stage) {
+  return runPasses(module, pipeline, stage, /*dump=*/false);
+}
+
 llvm::Error compileModelLibrary(ModuleOp module,
                                 const CompileOptions &options) {
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
@@ -137,8 +147,7 @@ llvm::Error compileModelLibrary(ModuleOp module,
   SymbolTable::setSymbolName(entry, kEntryFunctionName);
 
   OpPassManager linalgPm("builtin.module");
-  linalgPm.addPass(createConvertGraphToLinalg());
-  linalgPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+  buildToLinalgPipeline(linalgPm);
   if (auto err = runPasses(module, linalgPm, "lowering to linalg",
                            options.dumpIR, false, options.verbose))
     return err;

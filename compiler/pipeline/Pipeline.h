@@ -54,6 +54,15 @@ private:
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         llvm::StringRef convLayout = "nchw");
 
+/// kiln.graph to linalg on tensors, with outputs written to destinations:
+/// what a target's lowering pipeline starts from.
+void buildToLinalgPipeline(mlir::OpPassManager &pm);
+
+/// Runs `pipeline` on `module`; an error carries the first diagnostic, with
+/// the ONNX node it is at.
+llvm::Error runPipeline(mlir::ModuleOp module, mlir::OpPassManager &pipeline,
+                        llvm::StringRef stage);
+
 /// Compiles an imported module (one `func.func @main` in kiln.graph) into
 /// a shared library and a C header. Errors carry one line for the user.
 llvm::Error compileModelLibrary(mlir::ModuleOp module,

@@ -21,7 +21,9 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
     heuristic default, other values set that field for every op. A schedule
     file (`schedule-file`, JSON) then overrides single ops:
     `{"conv0": {"strategy": "im2col", "tile_m": 32}, "mm#1a2b3c4d": {...}}`,
-    keyed by node name (every op of that node) or by full identity, with the
+    keyed by fingerprint (every op of that signature: how the tuning
+    database's schedules, `schedules`, are given), node name (every op of
+    that node) or full identity, later keys winning, with the
     attribute's field names as keys. Unknown keys, values the attribute's
     verifier rejects and strategies that do not fit the op are errors. Ops
     that already carry a schedule keep it, so the pass can run again after
@@ -68,7 +70,10 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
            "Parallel chunks (each with its own scratch tile) of a blocked "
            "convolution">,
     Option<"scheduleFile", "schedule-file", "std::string", "\"\"",
-           "JSON file of per-op schedules, keyed by node name or identity">
+           "JSON file of per-op schedules, keyed by node name or identity">,
+    Option<"schedules", "schedules", "std::string", "\"\"",
+           "Per-op schedules as JSON text (from the tuning database), "
+           "keyed like the schedule file; the file's entries win">
   ];
   let dependentDialects = ["kiln::kernel::KernelDialect"];
 }

@@ -18,6 +18,37 @@ kernel::CpuScheduleAttr getOwnSchedule(Operation *op) {
   return op->getAttrOfType<kernel::CpuScheduleAttr>(kScheduleAttr);
 }
 
+StringRef getTunableKind(Operation *op) {
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return "conv";
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return "conv_nhwc";
+  if (isa<linalg::Conv2DNgchwGfchwOp>(op))
+    return "conv_grouped";
+  if (isa<linalg::DepthwiseConv2DNchwChwOp>(op))
+    return "depthwise";
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (linalgOp && linalg::isaContractionOpInterface(linalgOp))
+    return "contraction";
+  return "";
+}
+
+ArrayRef<StringRef> getStrategiesFor(StringRef kind) {
+  static const StringRef conv[] = {"im2col", "blocked_im2col", "direct"};
+  static const StringRef im2col[] = {"im2col", "direct"};
+  static const StringRef depthwise[] = {"depthwise", "direct"};
+  static const StringRef contraction[] = {"contraction", "scalar"};
+  if (kind == "conv")
+    return conv;
+  if (kind == "conv_nhwc" || kind == "conv_grouped")
+    return im2col;
+  if (kind == "depthwise")
+    return depthwise;
+  if (kind == "contraction")
+    return contraction;
+  return {};
+}
+
 static std::string nameIn(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return name.getName().str();

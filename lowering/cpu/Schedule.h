@@ -39,6 +39,13 @@ inline int64_t lanesFor(int64_t vectorBits) {
   return std::max<int64_t>(vectorBits / 32, 4);
 }
 
+/// The kind of schedule an op takes: "conv" (NCHW), "conv_nhwc",
+/// "conv_grouped", "depthwise" or "contraction"; empty for ops that take
+/// their function's default. Kinds key search spaces and tuning tasks.
+llvm::StringRef getTunableKind(mlir::Operation *op);
+/// The strategies that fit a kind (the first is the fast path).
+llvm::ArrayRef<llvm::StringRef> getStrategiesFor(llvm::StringRef kind);
+
 /// The ONNX node an op comes from (the first name in its location); empty
 /// if its location names none.
 std::string getNodeName(mlir::Operation *op);

@@ -71,28 +71,6 @@ struct Fields {
   }
 };
 
-/// What kind of op a schedule is for, and the strategies that fit it.
-enum class OpKind { Conv, ConvNhwc, ConvGrouped, Depthwise, Contraction };
-
-ArrayRef<StringRef> strategiesFor(OpKind kind) {
-  static const StringRef conv[] = {"im2col", "blocked_im2col", "direct"};
-  static const StringRef nhwc[] = {"im2col", "direct"};
-  static const StringRef depthwise[] = {"depthwise", "direct"};
-  static const StringRef contraction[] = {"contraction", "scalar"};
-  switch (kind) {
-  case OpKind::Conv:
-    return conv;
-  case OpKind::ConvNhwc:
-  case OpKind::ConvGrouped:
-    return nhwc;
-  case OpKind::Depthwise:
-    return depthwise;
-  case OpKind::Contraction:
-    return contraction;
-  }
-  return {};
-}
-
 bool hasStaticShapes(Operation *op) {
   auto isStatic = [](Type t) {
     auto shaped = dyn_cast<ShapedType>(t);
@@ -111,31 +89,24 @@ int64_t elementBytes(Operation *op) {
 /// Per-op overrides read from a schedule file.
 using Overrides = llvm::StringMap<llvm::json::Object>;
 
-FailureOr<Overrides> readScheduleFile(StringRef path, std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    error = "cannot read schedule file '" + path.str() +
-            "': " + buffer.getError().message();
-    return failure();
-  }
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+/// Reads schedules from JSON `text`; `path` names it in errors.
+LogicalResult parseSchedules(StringRef text, StringRef path,
+                             Overrides &overrides, std::string &error) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json) {
-    error = "schedule file '" + path.str() +
-            "' is not JSON: " + llvm::toString(json.takeError());
+    error = path.str() + " is not JSON: " + llvm::toString(json.takeError());
     return failure();
   }
   llvm::json::Object *ops = json->getAsObject();
   if (!ops) {
-    error = "schedule file '" + path.str() +
-            "' must hold an object keyed by op (node name or node#fingerprint)";
+    error = path.str() + " must hold an object keyed by op (node name, "
+                         "node#fingerprint or fingerprint)";
     return failure();
   }
-  Overrides overrides;
   for (auto &[key, value] : *ops) {
     llvm::json::Object *fields = value.getAsObject();
     if (!fields) {
-      error = "schedule file '" + path.str() + "': entry '" + key.str() +
+      error = path.str() + ": entry '" + key.str() +
               "' must be an object of schedule fields";
       return failure();
     }
@@ -149,20 +120,21 @@ FailureOr<Overrides> readScheduleFile(StringRef path, std::string &error) {
         std::string names = "strategy";
         for (auto f : Fields::integers())
           names += ", " + f.first.str();
-        error = "schedule file '" + path.str() + "': entry '" + key.str() +
-                "': unknown key '" + name.str() + "' (known: " + names + ")";
+        error = path.str() + ": entry '" + key.str() + "': unknown key '" +
+                name.str() + "' (known: " + names + ")";
         return failure();
       }
       if (name == "strategy" ? !field.getAsString() : !field.getAsInteger()) {
-        error = "schedule file '" + path.str() + "': entry '" + key.str() +
-                "': '" + name.str() + "' must be " +
-                (name == "strategy" ? "a string" : "an integer");
+        error = path.str() + ": entry '" + key.str() + "': '" + name.str() +
+                "' must be " + (name == "strategy" ? "a string" : "an integer");
         return failure();
       }
     }
-    overrides[key] = std::move(*fields);
+    // A later source's entry for the same op adds to an earlier one's.
+    for (auto &entry : *fields)
+      overrides[key][entry.first] = std::move(entry.second);
   }
-  return overrides;
+  return success();
 }
 
 void applyOverride(Fields &f, const llvm::json::Object &entry) {
@@ -181,13 +153,26 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   using SelectScheduleBase::SelectScheduleBase;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (scheduleFile.empty())
+    if (scheduleFile.empty() && schedules.empty())
       return success();
+    auto read = std::make_shared<Overrides>();
     std::string error;
-    FailureOr<Overrides> read = readScheduleFile(scheduleFile, error);
-    if (failed(read))
+    // The tuning database's schedules first, then the file's.
+    if (!schedules.empty() &&
+        failed(parseSchedules(schedules, "tuned schedules", *read, error)))
       return emitError(UnknownLoc::get(ctx), error);
-    overrides = std::make_shared<Overrides>(std::move(*read));
+    if (!scheduleFile.empty()) {
+      auto buffer = llvm::MemoryBuffer::getFile(scheduleFile);
+      if (!buffer)
+        return emitError(UnknownLoc::get(ctx))
+               << "cannot read schedule file '" << scheduleFile
+               << "': " << buffer.getError().message();
+      if (failed(parseSchedules((*buffer)->getBuffer(),
+                                "schedule file '" + scheduleFile + "'", *read,
+                                error)))
+        return emitError(UnknownLoc::get(ctx), error);
+    }
+    overrides = std::move(read);
     return success();
   }
 
@@ -338,18 +323,16 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
 
   /// The heuristic schedule of a tunable op, and its kind; nullopt for ops
   /// that take the function's default.
-  std::optional<std::pair<Fields, OpKind>> select(Operation *op) {
+  std::optional<Fields> select(Operation *op) {
     if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
-      return std::make_pair(convolution(conv), OpKind::Conv);
+      return convolution(conv);
     if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-      return std::make_pair(plainIm2Col(op, /*floatOnly=*/false),
-                            OpKind::ConvNhwc);
+      return plainIm2Col(op, /*floatOnly=*/false);
     // A grouped convolution: one im2col contraction per group.
     if (isa<linalg::Conv2DNgchwGfchwOp>(op))
-      return std::make_pair(plainIm2Col(op, /*floatOnly=*/true),
-                            OpKind::ConvGrouped);
+      return plainIm2Col(op, /*floatOnly=*/true);
     if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op))
-      return std::make_pair(depthwise(dw), OpKind::Depthwise);
+      return depthwise(dw);
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (linalgOp && linalg::isaContractionOpInterface(linalgOp)) {
       Fields f = contraction();
@@ -359,7 +342,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       } else {
         matrixVector(linalgOp, f);
       }
-      return std::make_pair(f, OpKind::Contraction);
+      return f;
     }
     return std::nullopt;
   }
@@ -384,27 +367,30 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         return WalkResult::interrupt();
       }
       slowReason.clear();
-      std::optional<std::pair<Fields, OpKind>> selected = select(op);
+      std::optional<Fields> selected = select(op);
       if (!selected)
         return WalkResult::advance();
-      auto [fields, kind] = *selected;
+      Fields fields = *selected;
+      StringRef kind = getTunableKind(op);
       std::string heuristic = fields.strategy;
       std::string id = op->hasAttr(kOpIdAttr)
                            ? op->getAttrOfType<StringAttr>(kOpIdAttr).str()
                            : getOpIdentity(op);
       std::string node = getNodeName(op);
       if (overrides) {
-        // The node's entry first, then the exact op's.
-        for (StringRef key : {StringRef(node), StringRef(id)})
+        // The signature's entry (tuned for every op of its shape) first,
+        // then the node's, then the exact op's.
+        std::string fingerprint = getFingerprint(op);
+        for (StringRef key :
+             {StringRef(fingerprint), StringRef(node), StringRef(id)})
           if (!key.empty())
             if (auto it = overrides->find(key); it != overrides->end())
               applyOverride(fields, it->second);
-        if (!llvm::is_contained(strategiesFor(kind), fields.strategy)) {
+        if (!llvm::is_contained(getStrategiesFor(kind), fields.strategy)) {
           op->emitError() << "schedule of '" << id << "': strategy '"
                           << fields.strategy << "' does not fit "
-                          << op->getName()
-                          << " (fits: " << llvm::join(strategiesFor(kind), ", ")
-                          << ")";
+                          << op->getName() << " (fits: "
+                          << llvm::join(getStrategiesFor(kind), ", ") << ")";
           return WalkResult::interrupt();
         }
       }

@@ -37,6 +37,39 @@ std::vector<std::string> getRegisteredTargetNames() {
   return names;
 }
 
+std::string TargetBackend::getTuningTarget(const TargetOptions &options) const {
+  std::string cpu = options.cpu.empty() ? getDefaultCpu() : options.cpu;
+  if (cpu == "native")
+    cpu = llvm::sys::getHostCPUName().str();
+  std::string key = getName().str() + ":" + cpu;
+  if (!options.features.empty())
+    key += "+" + options.features;
+  return key;
+}
+
+std::vector<std::vector<int64_t>> SearchSpace::enumerate() const {
+  std::vector<std::vector<int64_t>> out;
+  if (knobs.empty())
+    return out;
+  for (const Knob &knob : knobs)
+    if (knob.values.empty())
+      return out;
+  std::vector<size_t> index(knobs.size(), 0);
+  std::vector<int64_t> candidate(knobs.size());
+  while (true) {
+    for (size_t k = 0; k < knobs.size(); ++k)
+      candidate[k] = knobs[k].values[index[k]];
+    if (!isValid || isValid(candidate))
+      out.push_back(candidate);
+    // Mixed-radix increment, last knob fastest.
+    size_t k = knobs.size();
+    while (k > 0 && ++index[k - 1] == knobs[k - 1].values.size())
+      index[--k] = 0;
+    if (k == 0)
+      return out;
+  }
+}
+
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 TargetBackend::createTargetMachine(const TargetOptions &options) const {
   llvm::InitializeAllTargetInfos();

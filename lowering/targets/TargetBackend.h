@@ -11,6 +11,9 @@
 #ifndef KILN_LOWERING_TARGETS_TARGETBACKEND_H
 #define KILN_LOWERING_TARGETS_TARGETBACKEND_H
 
+#include "lowering/targets/SearchSpace.h"
+
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -41,6 +44,9 @@ struct TargetOptions {
   /// Per-op schedules (JSON keyed by op identity; `--schedule-file`),
   /// applied after `schedule`.
   std::string scheduleFile;
+  /// Per-op schedules as JSON text, keyed by signature (from a tuning
+  /// database: `--tuning-db`); the schedule file's entries win.
+  std::string schedules;
 };
 
 class TargetBackend {
@@ -75,6 +81,24 @@ public:
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;
+  /// The ops of `module` (linalg on tensors, as the lowering pipeline gets
+  /// it) that the target schedules per op, with static shapes: the tuner's
+  /// tasks. Runs the target's schedule selection on the module.
+  virtual llvm::Expected<std::vector<TunableOp>>
+  getTunableOps(mlir::ModuleOp, const TargetOptions &) const {
+    return std::vector<TunableOp>();
+  }
+  /// The knobs of `op` when its library runs on `threads` threads (a
+  /// thread-split knob only matters for more than one).
+  virtual SearchSpace getSearchSpace(const TunableOp &op,
+                                     const TargetOptions &options,
+                                     int threads) const {
+    (void)op, (void)options, (void)threads;
+    return {};
+  }
+  /// "name:cpu[+features]": what a schedule was tuned for; a tuned schedule
+  /// applies only to compiles with the same string.
+  std::string getTuningTarget(const TargetOptions &options) const;
   /// Creates the LLVM target machine for object emission.
   virtual llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
   createTargetMachine(const TargetOptions &options) const;

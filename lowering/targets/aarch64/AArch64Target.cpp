@@ -18,6 +18,7 @@ static CpuTargetDescription describeAArch64() {
   d.defaultCpu = "neoverse-n1";
   d.defaultFeatures = "+neon";
   d.baseVectorBits = 128;
+  d.vectorRegisters = 32;
   d.libDirs = {"/usr/aarch64-linux-gnu/lib"};
   d.checkedCpuFeatures = {"neon",     "fp-armv8", "crc",     "lse",
                           "fullfp16", "rdm",      "dotprod", "sve",

@@ -55,6 +55,7 @@ CpuTargetBackend::getSchedule(const TargetOptions &options) const {
       if (field.first == key)
         schedule.*field.second = value;
   schedule.scheduleFile = options.scheduleFile;
+  schedule.schedules = options.schedules;
   return schedule;
 }
 

@@ -37,6 +37,9 @@ struct CpuTargetDescription {
   /// tiles for; `baseVectorBits` when none does (0: scalar).
   std::vector<std::pair<std::string, unsigned>> vectorBitsByFeature;
   unsigned baseVectorBits = 0;
+  /// Vector registers the register tiles may fill (x86 with AVX-512 has
+  /// 32 whatever this says).
+  unsigned vectorRegisters = 16;
   /// Where the target's libc.so/libm.so live (searched in order).
   std::vector<std::string> libDirs;
   /// Features kiln_rt checks at load time (see getCheckedCpuFeatures).
@@ -70,6 +73,12 @@ public:
                              const TargetOptions &options) const override;
   llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,
                                 llvm::StringRef output) const override;
+  // CpuSearchSpace.cpp
+  llvm::Expected<std::vector<TunableOp>>
+  getTunableOps(mlir::ModuleOp module,
+                const TargetOptions &options) const override;
+  SearchSpace getSearchSpace(const TunableOp &op, const TargetOptions &options,
+                             int threads) const override;
 
   /// The schedule the pipeline runs with: the description's defaults, the
   /// vector width of the chosen CPU, then `--schedule` (later entries win).

@@ -22,6 +22,7 @@ static CpuTargetDescription describeRiscv64() {
   // against the distribution's libc.
   d.abiName = "lp64d";
   d.vectorBitsByFeature = {{"v", 128}};
+  d.vectorRegisters = 32;
   d.libDirs = {"/usr/riscv64-linux-gnu/lib"};
   return d;
 }
