@@ -1,0 +1,291 @@
+/*===- kiln_measure.c - Time a model library on seeded random inputs -------===*
+ *
+ *   kiln_measure MODEL.so [--warmup N] [--runs N] [--min-ms MS]
+ *                [--seed S] [--threads T] [--samples K]
+ *   kiln_measure --device
+ *
+ * The autotuner's measurer: `kiln tune` runs it in a child process (behind
+ * a runner prefix for other devices, qemu for cross targets), so a
+ * candidate that crashes or hangs ends only this process. Inputs are
+ * seeded uniform values, so every candidate of a task sees the same ones.
+ * Prints, one fact per line:
+ *   device <model> | <cpus> cpus | <features>
+ *   median_ns <t>           runs <n>
+ *   output <i> <count> <sum> <sum of |x|>
+ *   sample <i> <x0> <x1> ...  (K values at an even stride, %a)
+ * so the tuner can check a candidate's outputs against the default
+ * schedule's without copying tensors back from a remote device.
+ *===----------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L
+#include "kiln_rt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int die(const char *what, const char *detail) {
+  fprintf(stderr, "kiln_measure: %s%s%s\n", what, detail ? ": " : "",
+          detail ? detail : "");
+  return 1;
+}
+
+static uint64_t next_random(uint64_t *state) {
+  /* xorshift64*: fast, and the same sequence on every host. */
+  uint64_t x = *state;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform in [-1, 1). */
+static double uniform(uint64_t *state) {
+  return (double)(next_random(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static uint16_t to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = (x >> 13) & 0x3ffu;
+  if (exp <= 0)
+    return (uint16_t)sign; /* tiny values flush to zero */
+  return (uint16_t)(sign | ((uint32_t)exp << 10) | mant);
+}
+
+static void fill(void *data, int32_t dtype, int64_t count, uint64_t *state) {
+  for (int64_t i = 0; i < count; ++i) {
+    double u = uniform(state);
+    /* Small non-negative integers: valid as indices into most axes. */
+    int64_t small = (int64_t)((u + 1.0) * 2.0);
+    switch (dtype) {
+    case KILN_DTYPE_FLOAT32:
+      ((float *)data)[i] = (float)u;
+      break;
+    case KILN_DTYPE_FLOAT64:
+      ((double *)data)[i] = u;
+      break;
+    case KILN_DTYPE_FLOAT16:
+      ((uint16_t *)data)[i] = to_half((float)u);
+      break;
+    case KILN_DTYPE_INT64:
+      ((int64_t *)data)[i] = small;
+      break;
+    case KILN_DTYPE_INT32:
+      ((int32_t *)data)[i] = (int32_t)small;
+      break;
+    case KILN_DTYPE_BOOL:
+      ((uint8_t *)data)[i] = small & 1;
+      break;
+    default:
+      memset((char *)data + i * kiln_dtype_size(dtype), (int)small,
+             kiln_dtype_size(dtype));
+    }
+  }
+}
+
+static double value_at(const void *data, int32_t dtype, int64_t i) {
+  switch (dtype) {
+  case KILN_DTYPE_FLOAT32:
+    return ((const float *)data)[i];
+  case KILN_DTYPE_FLOAT64:
+    return ((const double *)data)[i];
+  case KILN_DTYPE_INT64:
+    return (double)((const int64_t *)data)[i];
+  case KILN_DTYPE_INT32:
+    return ((const int32_t *)data)[i];
+  case KILN_DTYPE_UINT8:
+  case KILN_DTYPE_BOOL:
+    return ((const uint8_t *)data)[i];
+  case KILN_DTYPE_INT8:
+    return ((const int8_t *)data)[i];
+  default:
+    return 0.0;
+  }
+}
+
+static int64_t elements(int32_t rank, const int64_t *dims) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    n *= dims[d];
+  return n;
+}
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* What the measurements were taken on: the tuning database keys records by
+ * it, so times from different machines are never compared. */
+static void print_device(void) {
+  char model[256] = "unknown";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+      char *colon = strchr(line, ':');
+      if (!colon ||
+          (strncmp(line, "model name", 10) && strncmp(line, "CPU part", 8)))
+        continue;
+      char *v = colon + 1;
+      while (*v == ' ' || *v == '\t')
+        ++v;
+      v[strcspn(v, "\n")] = 0;
+      snprintf(model, sizeof model, "%s", v);
+      if (!strncmp(line, "model name", 10))
+        break;
+    }
+    fclose(f);
+  }
+  static const char *features[] = {
+      "sse4.2",     "avx",      "avx2", "fma",     "avx512f", "avx512bw",
+      "avx512vnni", "amx-tile", "neon", "dotprod", "sve",     "v"};
+  printf("device %s | %ld cpus |", model, sysconf(_SC_NPROCESSORS_ONLN));
+  const char *sep = " ";
+  for (size_t i = 0; i < sizeof features / sizeof *features; ++i)
+    if (kiln_rt_cpu_supports(features[i]) == 1) {
+      printf("%s%s", sep, features[i]);
+      sep = ",";
+    }
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL;
+  long warmup = 3, runs = 10, samples = 256, threads = 0;
+  double min_ms = 50;
+  uint64_t seed = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (a[0] != '-') {
+      path = a;
+      continue;
+    }
+    if (!strcmp(a, "--device")) {
+      print_device();
+      return 0;
+    }
+    if (i + 1 >= argc)
+      return die("missing value after", a);
+    const char *v = argv[++i];
+    if (!strcmp(a, "--warmup"))
+      warmup = atol(v);
+    else if (!strcmp(a, "--runs"))
+      runs = atol(v);
+    else if (!strcmp(a, "--min-ms"))
+      min_ms = atof(v);
+    else if (!strcmp(a, "--seed"))
+      seed = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--threads"))
+      threads = atol(v);
+    else if (!strcmp(a, "--samples"))
+      samples = atol(v);
+    else
+      return die("unknown option", a);
+  }
+  if (!path)
+    return die("usage: kiln_measure MODEL.so [--warmup N] [--runs N] "
+               "[--min-ms MS] [--seed S] [--threads T] [--samples K]",
+               NULL);
+  if (runs < 1)
+    runs = 1;
+  kiln_rt_set_num_threads((int)threads);
+  kiln_model *model;
+  if (kiln_model_load(path, &model) != KILN_STATUS_OK)
+    return die("cannot load the model", kiln_last_error());
+  int64_t ni = kiln_model_num_inputs(model), no = kiln_model_num_outputs(model);
+  kiln_tensor *ins = calloc((size_t)ni + 1, sizeof *ins);
+  kiln_tensor *outs = calloc((size_t)no + 1, sizeof *outs);
+  int64_t *out_dims = calloc((size_t)no * 16 + 1, sizeof *out_dims);
+  if (!ins || !outs || !out_dims)
+    return die("out of memory", NULL);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (int64_t i = 0; i < ni; ++i) {
+    const kiln_tensor_info *info = kiln_model_input(model, i);
+    for (int32_t d = 0; d < info->rank; ++d)
+      if (info->dims[d] < 0)
+        return die("dynamic input dims cannot be measured", info->name);
+    int64_t n = elements(info->rank, info->dims);
+    ins[i] =
+        (kiln_tensor){info->dtype, info->rank, info->dims,
+                      calloc((size_t)n + 1, kiln_dtype_size(info->dtype)), 0};
+    if (!ins[i].data)
+      return die("out of memory", NULL);
+    fill(ins[i].data, info->dtype, n, &state);
+  }
+  for (int64_t o = 0; o < no; ++o) {
+    const kiln_tensor_info *info = kiln_model_output(model, o);
+    if (info->rank > 16)
+      return die("output rank above 16", info->name);
+    int64_t *dims = out_dims + o * 16;
+    if (kiln_infer_output_dims(model, ins, ni, o, dims) != KILN_STATUS_OK)
+      return die("cannot infer output dims", kiln_last_error());
+    int64_t n = elements(info->rank, dims);
+    outs[o] =
+        (kiln_tensor){info->dtype, info->rank, dims,
+                      calloc((size_t)n + 1, kiln_dtype_size(info->dtype)), 0};
+    if (!outs[o].data)
+      return die("out of memory", NULL);
+  }
+  kiln_context *ctx;
+  if (kiln_context_create(model, &ctx) != KILN_STATUS_OK)
+    return die("cannot create a context", kiln_last_error());
+  print_device();
+  fflush(stdout);
+  for (long i = 0; i < warmup; ++i)
+    if (kiln_run(ctx, ins, ni, outs, no) != KILN_STATUS_OK)
+      return die("run failed", kiln_last_error());
+  /* At least `runs` runs and `min_ms` of them, so that the median of a
+   * microsecond-scale op is not one timer tick. */
+  long capacity = runs, count = 0;
+  double *times = malloc(sizeof(double) * (size_t)capacity);
+  double total = 0;
+  while (times && (count < runs || (total < min_ms * 1e6 && count < 10000))) {
+    if (count == capacity) {
+      capacity *= 2;
+      times = realloc(times, sizeof(double) * (size_t)capacity);
+      if (!times)
+        break;
+    }
+    double start = now_ns();
+    if (kiln_run(ctx, ins, ni, outs, no) != KILN_STATUS_OK)
+      return die("run failed", kiln_last_error());
+    times[count] = now_ns() - start;
+    total += times[count++];
+  }
+  if (!times)
+    return die("out of memory", NULL);
+  qsort(times, (size_t)count, sizeof(double), compare_doubles);
+  printf("median_ns %.0f runs %ld\n", times[count / 2], count);
+  for (int64_t o = 0; o < no; ++o) {
+    int64_t n = elements(outs[o].rank, outs[o].dims);
+    double sum = 0, abs_sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = value_at(outs[o].data, outs[o].dtype, i);
+      sum += v;
+      abs_sum += fabs(v);
+    }
+    printf("output %lld %lld %a %a\n", (long long)o, (long long)n, sum,
+           abs_sum);
+    printf("sample %lld", (long long)o);
+    int64_t k = samples < n ? samples : n;
+    for (int64_t s = 0; s < k; ++s)
+      printf(" %a", value_at(outs[o].data, outs[o].dtype, s * n / k));
+    printf("\n");
+  }
+  kiln_context_destroy(ctx);
+  kiln_model_unload(model);
+  return 0;
+}
