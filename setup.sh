@@ -21,6 +21,7 @@ packages=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
   libopenblas-dev pkgconf
+  libsqlite3-dev libxgboost-dev chromium
 )
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 

@@ -8,7 +8,15 @@
 #ifndef KILN_COMPILER_DRIVER_COMMANDS_H
 #define KILN_COMPILER_DRIVER_COMMANDS_H
 
+#include "compiler/pipeline/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
 #include "llvm/Support/CommandLine.h"
+
+#include <memory>
 
 #include <string>
 
@@ -26,6 +34,21 @@ struct Command {
 
 // CompileCommands.cpp: compile, import, ops, targets.
 extern Command CompileCommand, ImportCommand, OpsCommand, TargetsCommand;
+// TuneCommands.cpp: tune (sweeps, merge, report).
+extern Command TuneCommand;
+/// `tune`, which shares compile's target options (declared with them).
+llvm::cl::SubCommand &getTuneSubCommand();
+
+/// A context with every dialect kiln's pipelines use, multithreading off
+/// (compiles are parallelized across models, not within one).
+std::unique_ptr<mlir::MLIRContext> makeContext();
+/// An ONNX model imported, or a kiln.graph module parsed from `.mlir`;
+/// prints the error and fails otherwise.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+loadModel(mlir::MLIRContext &ctx, const std::string &path);
+/// Target, CPU, features, layout and schedule options of compile and tune
+/// into `options`; nonzero (after printing why) if they are wrong.
+int getTargetOptions(CompileOptions &options);
 // RunCommands.cpp: run, inspect.
 extern Command RunCommand, InspectCommand;
 

@@ -1,5 +1,6 @@
 //===- CompileCommands.cpp - import, compile, ops, targets ----------------===//
 
+#include "autotune/TuningDatabase.h"
 #include "compiler/driver/Commands.h"
 #include "compiler/importer/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
@@ -9,12 +10,15 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <map>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -49,7 +53,7 @@ static cl::SubCommand targetsSub("targets", "List the code-generation targets");
 
 // compile
 static cl::opt<std::string> compileInput(cl::Positional, cl::Required,
-                                         cl::desc("<model.onnx>"),
+                                         cl::desc("<model.onnx|graph.mlir>"),
                                          cl::sub(compileSub));
 static cl::opt<std::string>
     outputPath("o", cl::value_desc("file"), cl::sub(compileSub),
@@ -57,16 +61,19 @@ static cl::opt<std::string>
                         ".so); the header goes beside it as .h"));
 static cl::opt<std::string, false, TargetNameParser>
     targetName("target", cl::value_desc("name"), cl::init("x86_64"),
-               cl::sub(compileSub),
+               cl::sub(compileSub), cl::sub(getTuneSubCommand()),
                cl::desc("Code-generation target (see `kiln targets`)"));
 static cl::opt<std::string>
     cpuName("cpu", cl::value_desc("cpu"), cl::sub(compileSub),
+            cl::sub(getTuneSubCommand()),
             cl::desc("CPU to compile for (default: the target's)"));
 static cl::opt<std::string>
     features("features", cl::value_desc("+f,-g"), cl::sub(compileSub),
+             cl::sub(getTuneSubCommand()),
              cl::desc("LLVM target features added to the CPU's"));
 static cl::opt<unsigned> optLevel("O", cl::Prefix, cl::init(3),
                                   cl::value_desc("0-3"), cl::sub(compileSub),
+                                  cl::sub(getTuneSubCommand()),
                                   cl::desc("Optimization level (default 3)"));
 static cl::opt<std::string>
     headerPath("header", cl::value_desc("file"), cl::sub(compileSub),
@@ -77,6 +84,7 @@ static cl::opt<std::string>
             cl::desc("Also write the model's target assembly"));
 static cl::opt<ConvLayout>
     layout("layout", cl::init(ConvLayout::Target), cl::sub(compileSub),
+           cl::sub(getTuneSubCommand()),
            cl::desc("Convolution activation layout (default: the target's)"),
            cl::values(clEnumValN(ConvLayout::Nchw, "nchw", "channels first"),
                       clEnumValN(ConvLayout::Nhwc, "nhwc", "channels last")));
@@ -86,11 +94,21 @@ static cl::opt<unsigned>
                    cl::desc("Threads for LLVM code generation (0: automatic)"));
 static cl::opt<std::string>
     schedule("schedule", cl::value_desc("KEY=N,..."), cl::sub(compileSub),
+             cl::sub(getTuneSubCommand()),
              cl::desc("CPU schedule for every op (keys: `kiln targets`)"));
 static cl::opt<std::string> scheduleFile(
     "schedule-file", cl::value_desc("file.json"), cl::sub(compileSub),
+    cl::sub(getTuneSubCommand()),
     cl::desc("Per-op schedules, keyed by node name or node#fingerprint "
              "(applied after --schedule)"));
+static cl::opt<std::string>
+    tuningDb("tuning-db", cl::value_desc("file.sqlite"), cl::sub(compileSub),
+             cl::desc("Apply the best schedule per op from `kiln tune`'s "
+                      "database (ops without one keep the defaults)"));
+static cl::opt<std::string>
+    tuningDevice("tuning-device", cl::value_desc("device"), cl::sub(compileSub),
+                 cl::desc("Use the database's records of this device "
+                          "(default: the device with the most records)"));
 static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
                             cl::desc("Print the IR after each stage"));
 static cl::opt<bool> verbose("v", cl::sub(compileSub),
@@ -106,9 +124,7 @@ static cl::opt<std::string> importInput(cl::Positional, cl::Required,
                                         cl::desc("<model.onnx>"),
                                         cl::sub(importSub));
 
-/// A context with every dialect kiln's pipelines use, multithreading off
-/// (compiles are parallelized across models, not within one).
-static std::unique_ptr<MLIRContext> makeContext() {
+std::unique_ptr<MLIRContext> makeContext() {
   static bool passesRegistered = [] {
     registerAllPasses();
     return true;
@@ -120,6 +136,27 @@ static std::unique_ptr<MLIRContext> makeContext() {
       std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   ctx->loadAllAvailableDialects();
   return ctx;
+}
+
+static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
+                                                     const std::string &path);
+
+FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &ctx,
+                                           const std::string &path) {
+  if (llvm::StringRef(path).ends_with(".mlir")) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    llvm::SourceMgr sources;
+    SourceMgrDiagnosticHandler handler(sources, &ctx, os);
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, &ctx);
+    if (!module) {
+      fail(error.empty() ? "cannot parse '" + path + "'"
+                         : llvm::StringRef(error).trim().str());
+      return failure();
+    }
+    return module;
+  }
+  return importOrFail(ctx, path);
 }
 
 static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
@@ -166,27 +203,15 @@ static std::string defaultOutputPath(llvm::StringRef model) {
   return std::string(path);
 }
 
-static int runCompile() {
-  CompileOptions options;
-  options.outputPath = outputPath.getNumOccurrences()
-                           ? outputPath.getValue()
-                           : defaultOutputPath(compileInput);
+int getTargetOptions(CompileOptions &options) {
   options.target = targetName;
   options.targetOptions.cpu = cpuName;
   options.targetOptions.features = features;
   if (optLevel > 3)
     return fail("-O" + std::to_string(optLevel) + ": the levels are -O0..-O3");
   options.targetOptions.optLevel = optLevel;
-  options.headerPath = headerPath;
-  options.asmPath = asmPath;
   if (layout != ConvLayout::Target)
     options.convLayout = layout == ConvLayout::Nchw ? "nchw" : "nhwc";
-  if (codegenThreads > 256)
-    return fail("--codegen-threads: at most 256 (0: automatic)");
-  options.codegenThreads = codegenThreads;
-  options.dumpIR = dumpIR;
-  options.remarks = remarks;
-  options.verbose = verbose;
   options.targetOptions.scheduleFile = scheduleFile;
   if (schedule.getNumOccurrences() &&
       !parseSchedule(schedule, options.targetOptions.schedule))
@@ -200,11 +225,55 @@ static int runCompile() {
     if (!llvm::is_contained(keys, entry.first))
       return fail("unknown schedule key '" + entry.first + "' for target " +
                   options.target + " (known: " + llvm::join(keys, ", ") + ")");
+  return 0;
+}
+
+/// The best schedules of `--tuning-db` for the compile's target, as JSON
+/// keyed by signature.
+static int readTunedSchedules(CompileOptions &options) {
+  auto db = autotune::TuningDatabase::open(tuningDb, /*create=*/false);
+  if (!db)
+    return fail(llvm::toString(db.takeError()));
+  std::string key =
+      createTarget(options.target)->getTuningTarget(options.targetOptions);
+  std::string device;
+  // A tuned schedule replaces the default only when clearly faster.
+  std::map<std::string, std::string> best =
+      (*db)->getBestSchedules(key, tuningDevice, 1.03, &device);
+  if (verbose)
+    llvm::errs() << "kiln: " << best.size() << " tuned schedules for " << key
+                 << (device.empty() ? "" : " on " + device) << " from "
+                 << tuningDb << "\n";
+  std::string json = "{";
+  for (const auto &[signature, schedule] : best)
+    json += (json.size() > 1 ? ", \"" : "\"") + signature + "\": " + schedule;
+  options.targetOptions.schedules = json + "}";
+  return 0;
+}
+
+static int runCompile() {
+  CompileOptions options;
+  options.outputPath = outputPath.getNumOccurrences()
+                           ? outputPath.getValue()
+                           : defaultOutputPath(compileInput);
+  if (int rc = getTargetOptions(options))
+    return rc;
+  options.headerPath = headerPath;
+  options.asmPath = asmPath;
+  if (codegenThreads > 256)
+    return fail("--codegen-threads: at most 256 (0: automatic)");
+  options.codegenThreads = codegenThreads;
+  options.dumpIR = dumpIR;
+  options.remarks = remarks;
+  options.verbose = verbose;
+  if (!tuningDb.empty())
+    if (int rc = readTunedSchedules(options))
+      return rc;
   auto ctx = makeContext();
   FailureOr<OwningOpRef<ModuleOp>> module = failure();
   {
     PhaseTimer timer(verbose, "import");
-    module = importOrFail(*ctx, compileInput);
+    module = loadModel(*ctx, compileInput);
   }
   if (failed(module))
     return 1;

@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
   // Targets first: `--target` values and `--version` list them.
   kiln::registerAllTargets();
   const Command *commands[] = {&CompileCommand, &RunCommand, &InspectCommand,
-                               &ImportCommand,  &OpsCommand, &TargetsCommand};
+                               &ImportCommand,  &OpsCommand, &TargetsCommand,
+                               &TuneCommand};
   cl::SetVersionPrinter(printVersion);
   // libLLVM registers its own options at the top level, where kiln has
   // none of its own: `kiln --help` lists only the commands and the generic

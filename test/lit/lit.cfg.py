@@ -22,3 +22,10 @@ config.substitutions.append(("%kiln_src", config.kiln_src_root))
 config.substitutions.append(("%kiln_lib", os.path.join(config.kiln_obj_root, "lib")))
 config.substitutions.append(("%kiln_obj", config.kiln_obj_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+
+# Emulated runs of cross-compiled code (autotune/emulated-runner.test).
+import shutil
+
+if shutil.which("qemu-aarch64-static") and os.path.exists(
+        os.path.join(config.kiln_obj_root, "aarch64", "kiln_measure")):
+    config.available_features.add("qemu-aarch64")
