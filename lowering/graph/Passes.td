@@ -51,6 +51,8 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
     Transpose, Reshape, Flatten, Squeeze and Unsqueeze of constants, by a
     kiln_graph.Constant. Reads and creates resource blobs; results over
     64 Mi elements, or broadcasts far larger than their inputs, are left.
+    A Gemm with transB = 1 and a constant B gets B transposed once here
+    (transB = 0), so that its kernel reads B along rows.
   }];
 }
 

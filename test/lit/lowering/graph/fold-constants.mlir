@@ -92,6 +92,28 @@ func.func @not_folded(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<512x512xf32>)
   return %0, %1 : tensor<2xf32>, tensor<512x512xf32>
 }
 
+// Gemm with transB and a constant B: B is transposed once, transB dropped.
+// CHECK-LABEL: func.func @gemm_trans_b
+// CHECK:         %[[B:.*]] = kiln_graph.Constant {{ *}}{value = dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>}
+// CHECK-NOT:     kiln_graph.Transpose
+// CHECK:         kiln_graph.Gemm %arg0, %[[B]], %{{.*}} :
+// CHECK-NOT:     transB
+func.func @gemm_trans_b(%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %w = kiln_graph.Constant {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %c = kiln_graph.NoValue : none
+  %g = kiln_graph.Gemm %x, %w, %c {transB = 1 : i64} : (tensor<4x3xf32>, tensor<2x3xf32>, none) -> tensor<4x2xf32>
+  return %g : tensor<4x2xf32>
+}
+
+// A B computed at run time keeps transB.
+// CHECK-LABEL: func.func @gemm_trans_b_input
+// CHECK:         kiln_graph.Gemm %arg0, %arg1, %{{.*}} {transB = 1 : i64}
+func.func @gemm_trans_b_input(%x: tensor<4x3xf32>, %w: tensor<2x3xf32>) -> tensor<4x2xf32> {
+  %c = kiln_graph.NoValue : none
+  %g = kiln_graph.Gemm %x, %w, %c {transB = 1 : i64} : (tensor<4x3xf32>, tensor<2x3xf32>, none) -> tensor<4x2xf32>
+  return %g : tensor<4x2xf32>
+}
+
 // CHECK:       dialect_resources
 // CHECK:         [[BLOB]]: "0x1000000000000000000090400000104100005841
 
