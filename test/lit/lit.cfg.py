@@ -29,3 +29,7 @@ import shutil
 if shutil.which("qemu-aarch64-static") and os.path.exists(
         os.path.join(config.kiln_obj_root, "aarch64", "kiln_measure")):
     config.available_features.add("qemu-aarch64")
+if shutil.which("script"):
+    config.available_features.add("script")
+# The tools' PATH, for tests that put stand-ins in front of it.
+config.substitutions.append(("%path", config.environment.get("PATH", "")))
