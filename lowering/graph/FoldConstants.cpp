@@ -276,13 +276,12 @@ struct PretransposeGemmWeight : OpRewritePattern<g::GemmOp> {
     if (op.getTransB() == 0 || !type || type.getRank() != 2 ||
         !type.hasStaticShape() || !op.getB().getDefiningOp<g::ConstantOp>())
       return rewriter.notifyMatchFailure(op, "B is not a constant matrix");
-    auto transposedType =
-        type.clone({type.getDimSize(1), type.getDimSize(0)});
+    auto transposedType = type.clone({type.getDimSize(1), type.getDimSize(0)});
     if (!foldableResult(op.getB()))
       return rewriter.notifyMatchFailure(op, "B is too big to fold");
-    Value b = g::TransposeOp::create(rewriter, op.getLoc(), transposedType,
-                                     op.getB(),
-                                     rewriter.getDenseI64ArrayAttr({1, 0}));
+    Value b =
+        g::TransposeOp::create(rewriter, op.getLoc(), transposedType, op.getB(),
+                               rewriter.getDenseI64ArrayAttr({1, 0}));
     rewriter.modifyOpInPlace(op, [&] {
       op.getBMutable().assign(b);
       op.setTransB(0);
@@ -311,9 +310,8 @@ void populateFoldConstantsPatterns(RewritePatternSet &patterns) {
            FoldConstantInputs<g::ExpOp>, FoldConstantInputs<g::LogOp>,
            FoldConstantInputs<g::CastOp>, FoldConstantInputs<g::TransposeOp>,
            FoldConstantInputs<g::ReshapeOp>, FoldConstantInputs<g::FlattenOp>,
-           FoldConstantInputs<g::SqueezeOp>,
-           FoldConstantInputs<g::UnsqueezeOp>, PretransposeGemmWeight>(
-          patterns.getContext());
+           FoldConstantInputs<g::SqueezeOp>, FoldConstantInputs<g::UnsqueezeOp>,
+           PretransposeGemmWeight>(patterns.getContext());
 }
 
 } // namespace kiln
