@@ -140,19 +140,18 @@ llvm::Error trainModel(const TuningDatabase &db, llvm::StringRef target,
   for (const TaskRow &t : db.getTasks())
     if (t.target == target && t.device == device)
       taskFeatures[t.signature] = parseFeatures(t.features);
-  std::vector<Record> records = db.getRecords();
+  std::vector<Record> records = db.getRecords(target, device);
   llvm::StringMap<double> defaults;
   for (const Record &r : records)
-    if (r.target == target && r.device == device && r.search == "default" &&
-        r.status == "ok" && r.timeNs)
+    if (r.search == "default" && r.status == "ok" && r.timeNs)
       defaults[r.signature] = *r.timeNs;
   std::vector<Features> x;
   std::vector<float> y;
   std::vector<unsigned> groups;
   std::string current;
   for (const Record &r : records) {
-    if (r.target != target || r.device != device || r.search == "default" ||
-        !taskFeatures.count(r.signature) || !defaults.count(r.signature))
+    if (r.search == "default" || !taskFeatures.count(r.signature) ||
+        !defaults.count(r.signature))
       continue;
     if (r.signature != current) {
       groups.push_back(0);
@@ -282,9 +281,8 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &options) {
     llvm::StringSet<> tried;
     std::optional<double> best;
     int trial = 0;
-    for (const Record &r : (*db)->getRecords())
-      if (r.signature == sig && r.target == targetKey && r.device == device &&
-          r.search == options.search) {
+    for (const Record &r : (*db)->getRecords(targetKey, device))
+      if (r.signature == sig && r.search == options.search) {
         tried.insert(r.schedule);
         ++trial;
         if (r.status == "ok" && r.timeNs && (!best || *r.timeNs < *best))

@@ -202,20 +202,6 @@ std::optional<Record> TuningDatabase::getRecord(const Record &key) const {
   return readRecord(s);
 }
 
-bool TuningDatabase::hasRecord(const Record &key) const {
-  return getRecord(key).has_value();
-}
-
-int64_t TuningDatabase::countRecords(llvm::StringRef signature,
-                                     llvm::StringRef target,
-                                     llvm::StringRef device,
-                                     llvm::StringRef search) const {
-  Statement s(db, "SELECT count(*) FROM records WHERE signature = ? AND "
-                  "target = ? AND device = ? AND search = ?");
-  s.bind(signature).bind(target).bind(device).bind(search);
-  return s.step() == SQLITE_ROW ? s.integer(0) : 0;
-}
-
 std::vector<TaskRow> TuningDatabase::getTasks() const {
   Statement s(db, "SELECT signature, target, device, kind, node, model, "
                   "features, default_schedule FROM tasks ORDER BY signature, "
@@ -227,10 +213,12 @@ std::vector<TaskRow> TuningDatabase::getTasks() const {
   return tasks;
 }
 
-std::vector<Record> TuningDatabase::getRecords() const {
+std::vector<Record> TuningDatabase::getRecords(llvm::StringRef target,
+                                               llvm::StringRef device) const {
   Statement s(db, std::string("SELECT ") + kRecordColumns +
-                      " FROM records ORDER BY signature, target, device, "
-                      "search, trial");
+                      " FROM records WHERE target = ? AND device = ? ORDER BY "
+                      "signature, search, trial");
+  s.bind(target).bind(device);
   std::vector<Record> records;
   while (s.step() == SQLITE_ROW)
     records.push_back(readRecord(s));

@@ -50,14 +50,12 @@ public:
 
   llvm::Error addTask(const TaskRow &task);
   llvm::Error addRecord(const Record &record);
-  bool hasRecord(const Record &key) const;
   std::optional<Record> getRecord(const Record &key) const;
-  /// Records of (signature, target, device, search) so far.
-  int64_t countRecords(llvm::StringRef signature, llvm::StringRef target,
-                       llvm::StringRef device, llvm::StringRef search) const;
   std::vector<TaskRow> getTasks() const;
-  /// Every record, ordered by task, search and trial.
-  std::vector<Record> getRecords() const;
+  /// The records of `target` and `device`, ordered by signature, search and
+  /// trial.
+  std::vector<Record> getRecords(llvm::StringRef target,
+                                 llvm::StringRef device) const;
 
   /// Best schedule per signature for `target`: from `device`'s records, or
   /// when empty, the device with the most records. Only schedules at least

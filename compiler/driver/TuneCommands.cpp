@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <thread>
@@ -155,9 +156,12 @@ static int runTune() {
   m.kiln = siblingTool("kiln");
   m.measure = measureTool.empty() ? siblingTool("kiln_measure")
                                   : measureTool.getValue();
-  for (llvm::StringRef word : llvm::split(runner.getValue(), ' '))
-    if (!word.empty())
-      m.runner.push_back(word.str());
+  // Split as a shell would, so that quoted paths with spaces stay whole.
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  llvm::SmallVector<const char *> words;
+  cl::TokenizeGNUCommandLine(runner, saver, words);
+  m.runner.assign(words.begin(), words.end());
   m.threads = threads;
   m.runs = runs;
   m.timeoutSeconds = timeout;
