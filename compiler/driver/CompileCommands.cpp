@@ -286,7 +286,13 @@ static int runCompile() {
 
 static int runOps() {
   auto ctx = makeContext();
-  for (const std::string &op : getSupportedOpTypes(*ctx))
+  // Ops with lowerings, and ops the importer expands into their ONNX
+  // function bodies made of those.
+  std::vector<std::string> ops = getSupportedOpTypes(*ctx);
+  std::vector<std::string> expanded = importer::getFunctionExpandedOpTypes(ops);
+  ops.insert(ops.end(), expanded.begin(), expanded.end());
+  llvm::sort(ops);
+  for (const std::string &op : ops)
     std::printf("%s\n", op.c_str());
   return 0;
 }

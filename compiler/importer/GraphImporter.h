@@ -20,6 +20,10 @@
 
 #include <string>
 
+namespace onnx {
+class OpSchema;
+} // namespace onnx
+
 namespace kiln::importer {
 
 /// One ONNX node on its way to a kiln_graph op; upgrades rewrite it in place.
@@ -79,6 +83,9 @@ private:
   mlir::LogicalResult convertAttributes(const onnx::NodeProto &node,
                                         NodeForm &form);
   mlir::LogicalResult importConstantNode(const onnx::NodeProto &node);
+  /// Imports `node` as the body of its ONNX function (FunctionExpansion.cpp).
+  mlir::LogicalResult importFunctionNode(const onnx::NodeProto &node,
+                                         const onnx::OpSchema &schema);
   /// Binds ONNX output names to `results`, refining types with value_info.
   mlir::LogicalResult bindOutputs(const onnx::NodeProto &node,
                                   mlir::ValueRange results);
@@ -102,9 +109,15 @@ private:
   llvm::StringSet<> usedNames;
   /// value_info and graph output types by name, for result refinement.
   llvm::StringMap<const onnx::TypeProto *> declaredTypes;
+  /// Function bodies expanded so far, to give each its own value names.
+  int numExpansions = 0;
   /// Message of the last error diagnostic MLIR emitted.
   std::string lastDiagnostic;
 };
+
+/// The libonnx schema of `opType` at `opset` when it defines the op as a
+/// function (a fixed or a context-dependent body), else null.
+const onnx::OpSchema *findFunctionSchema(llvm::StringRef opType, int64_t opset);
 
 /// Rewrites older-opset and legacy forms of `form` into the newest form the
 /// dialect models. When an upgrade emits the whole node itself (Softmax

@@ -279,9 +279,14 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
                       ": unsupported op " + quoted(n.op_type()) + " (domain " +
                       quoted(domain) + ")");
   std::string opName = "kiln_graph." + n.op_type();
-  if (!isRewrittenOp(n.op_type()) &&
-      (n.op_type() == "NoValue" ||
-       !RegisteredOperationName::lookup(opName, &ctx)))
+  bool modelled = isRewrittenOp(n.op_type()) ||
+                  (n.op_type() != "NoValue" &&
+                   RegisteredOperationName::lookup(opName, &ctx));
+  if (!modelled)
+    if (const onnx::OpSchema *schema = findFunctionSchema(n.op_type(), opset))
+      return succeeded(checkSchema(n)) ? importFunctionNode(n, *schema)
+                                       : failure();
+  if (!modelled)
     return modelError((n.name().empty() ? "node #" + std::to_string(nodeIndex)
                                         : "node " + quoted(n.name())) +
                       ": unsupported op " + quoted(n.op_type()) +

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -42,6 +43,12 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxModelFromBuffer(mlir::MLIRContext &ctx, llvm::StringRef bytes,
                           llvm::StringRef displayName, std::string &error,
                           llvm::StringRef modelDir = "");
+
+/// ONNX ops that kiln_graph does not model but the importer expands into
+/// their ONNX function bodies, where every op of the body is in `supported`
+/// or is itself such an op.
+std::vector<std::string>
+getFunctionExpandedOpTypes(llvm::ArrayRef<std::string> supported);
 
 } // namespace kiln::importer
 

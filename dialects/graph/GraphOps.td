@@ -11,6 +11,7 @@
 include "dialects/graph/GraphDialect.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "dialects/graph/TensorOps.td"
+include "dialects/graph/MathOps.td"
 
 //===----------------------------------------------------------------------===//
 // Graph plumbing

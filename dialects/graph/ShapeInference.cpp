@@ -79,6 +79,11 @@ LogicalResult inferSameAs(Value v, Types &types) {
   return success();
 }
 
+LogicalResult inferSameShape(Value v, Type elt, Types &types) {
+  types.push_back(cast<TensorType>(v.getType()).clone(elt));
+  return success();
+}
+
 FailureOr<SmallVector<int64_t>> broadcastShapes(Loc loc, ArrayRef<int64_t> a,
                                                 ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());

@@ -32,6 +32,8 @@ inline bool isNoValue(mlir::Value v) {
 mlir::FailureOr<int64_t> normalizeAxis(Loc loc, int64_t axis, int64_t rank);
 
 mlir::LogicalResult inferSameAs(mlir::Value v, Types &types);
+/// The shape of `v` with element type `elt`.
+mlir::LogicalResult inferSameShape(mlir::Value v, mlir::Type elt, Types &types);
 /// Multidirectional broadcast of `operands`. `resultElt` null means the
 /// element type of operand `firstSameElt`; operands from `firstSameElt` on
 /// must share one element type (-1: no check).

@@ -44,6 +44,7 @@ GraphTypeConverter::GraphTypeConverter() {
 void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
                                    RewritePatternSet &patterns) {
   populateElementwiseLoweringPatterns(converter, patterns);
+  populateElementwiseMathLoweringPatterns(converter, patterns);
   populateMatMulLoweringPatterns(converter, patterns);
   populateConvPoolLoweringPatterns(converter, patterns);
   populateNormalizationLoweringPatterns(converter, patterns);

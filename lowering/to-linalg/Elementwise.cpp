@@ -9,6 +9,7 @@
 
 #include "dialects/graph/Activation.h"
 #include "dialects/graph/GraphOps.h"
+#include "lowering/to-linalg/ElementwiseLowering.h"
 #include "lowering/to-linalg/LoweringUtils.h"
 #include "lowering/to-linalg/Patterns.h"
 
@@ -23,6 +24,7 @@ using namespace mlir;
 namespace g = kiln::graph;
 
 namespace kiln {
+using namespace elementwise;
 namespace {
 
 struct ConstantLowering : OpConversionPattern<g::ConstantOp> {
@@ -56,100 +58,6 @@ struct IdentityLowering : OpConversionPattern<g::IdentityOp> {
     return success();
   }
 };
-
-/// Element type of an unconverted value, signedness included.
-Type eltOf(Value v) { return getElementTypeOrSelf(v.getType()); }
-
-bool isIntOrFloat(Type t) { return isa<IntegerType, FloatType>(t); }
-
-/// Lowers an elementwise op to one broadcasting linalg.generic whose body is
-/// built by `buildScalar` (specialized per op below). Absent optional inputs
-/// are dropped from the generic's inputs.
-template <typename Op> struct ElementwiseLowering : OpConversionPattern<Op> {
-  using OpConversionPattern<Op>::OpConversionPattern;
-  using Adaptor = typename OpConversionPattern<Op>::OpAdaptor;
-
-  LogicalResult
-  matchAndRewrite(Op op, Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = dyn_cast_or_null<RankedTensorType>(
-        this->getTypeConverter()->convertType(op->getResult(0).getType()));
-    if (!resultType)
-      return rewriter.notifyMatchFailure(op, "needs a ranked result");
-    if (!isIntOrFloat(resultType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "unsupported result type");
-    SmallVector<Value> inputs;
-    for (Value v : adaptor.getOperands()) {
-      if (isAbsent(v))
-        continue;
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || t.getRank() > resultType.getRank() ||
-          !isIntOrFloat(t.getElementType()))
-        return rewriter.notifyMatchFailure(op, "unsupported operand type");
-      inputs.push_back(v);
-    }
-    if (failed(check(op)))
-      return rewriter.notifyMatchFailure(op, "unsupported attributes");
-    Value result = createBroadcastGeneric(
-        rewriter, op.getLoc(), resultType, inputs,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return buildScalar(op, b, loc, args);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-
-  /// Rejects forms the scalar builder cannot express.
-  static LogicalResult check(Op) { return success(); }
-
-  static Value buildScalar(Op op, OpBuilder &b, Location loc, ValueRange args);
-};
-
-//===----------------------------------------------------------------------===//
-// Scalar helpers
-//===----------------------------------------------------------------------===//
-
-Value cst(OpBuilder &b, Location loc, Value like, double v) {
-  return createScalarConstant(b, loc, like.getType(), v);
-}
-
-/// `x op y` choosing the float, signed or unsigned arith op by `elt`.
-template <typename FOp, typename SOp, typename UOp>
-Value arithBinary(OpBuilder &b, Location loc, Type elt, Value x, Value y) {
-  if (isa<FloatType>(elt))
-    return FOp::create(b, loc, x, y);
-  if (elt.isUnsignedInteger())
-    return UOp::create(b, loc, x, y);
-  return SOp::create(b, loc, x, y);
-}
-
-Value compare(OpBuilder &b, Location loc, Type elt, ValueRange a,
-              arith::CmpFPredicate fp, arith::CmpIPredicate sp,
-              arith::CmpIPredicate up) {
-  if (isa<FloatType>(elt))
-    return arith::CmpFOp::create(b, loc, fp, a[0], a[1]);
-  return arith::CmpIOp::create(b, loc, elt.isUnsignedInteger() ? up : sp, a[0],
-                               a[1]);
-}
-
-Value maxOf(OpBuilder &b, Location loc, Type elt, Value x, Value y) {
-  return arithBinary<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(
-      b, loc, elt, x, y);
-}
-
-Value minOf(OpBuilder &b, Location loc, Type elt, Value x, Value y) {
-  return arithBinary<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(
-      b, loc, elt, x, y);
-}
-
-/// Float cast that also handles equal-width pairs (f16 <-> bf16), which have
-/// no direct ext/trunc, by going through f32.
-Value castFloat(OpBuilder &b, Location loc, Value x, Type to) {
-  Type from = x.getType();
-  if (from != to && from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
-    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-  return castScalar(b, loc, x, to);
-}
 
 /// Integer power by repeated squaring (math.ipowi has no lowering in the CPU
 /// pipeline). Negative exponents follow math.ipowi: 1 for base 1, +-1 for
@@ -198,10 +106,10 @@ Value intPow(OpBuilder &b, Location loc, Value base, Value exp,
 // Per-op scalar bodies
 //===----------------------------------------------------------------------===//
 
-#define SCALAR(OP)                                                             \
-  template <>                                                                  \
-  Value ElementwiseLowering<g::OP>::buildScalar(g::OP op, OpBuilder &b,        \
-                                                Location loc, ValueRange a)
+} // namespace
+
+namespace elementwise {
+#define SCALAR(OP) KILN_ELEMENTWISE_SCALAR(OP)
 
 SCALAR(AddOp) {
   return arithBinary<arith::AddFOp, arith::AddIOp, arith::AddIOp>(
@@ -282,7 +190,7 @@ SCALAR(AbsOp) {
 }
 
 // 1 / (1 + exp(-x)) saturates cleanly to 0 and 1 at the extremes.
-Value sigmoid(OpBuilder &b, Location loc, Value x) {
+static Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = cst(b, loc, x, 1.0);
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(b, loc, one,
@@ -297,7 +205,7 @@ SCALAR(LogOp) { return math::LogOp::create(b, loc, a[0]); }
 SCALAR(SqrtOp) { return math::SqrtOp::create(b, loc, a[0]); }
 
 /// erf lowers to a libm call, which has no half-precision variants.
-Value erf(OpBuilder &b, Location loc, Value x) {
+static Value erf(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   if (t.getIntOrFloatBitWidth() >= 32)
     return math::ErfOp::create(b, loc, x);
@@ -307,7 +215,7 @@ Value erf(OpBuilder &b, Location loc, Value x) {
 
 SCALAR(ErfOp) { return erf(b, loc, a[0]); }
 
-Value leakyRelu(OpBuilder &b, Location loc, Value x, double alpha) {
+static Value leakyRelu(OpBuilder &b, Location loc, Value x, double alpha) {
   Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
                                     cst(b, loc, x, 0));
   Value scaled = arith::MulFOp::create(b, loc, x, cst(b, loc, x, alpha));
@@ -316,16 +224,6 @@ Value leakyRelu(OpBuilder &b, Location loc, Value x, double alpha) {
 
 SCALAR(LeakyReluOp) {
   return leakyRelu(b, loc, a[0], op.getAlpha().convertToDouble());
-}
-
-Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha,
-                  double beta) {
-  Type t = x.getType();
-  Value y = arith::AddFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, x, cst(b, loc, x, alpha)),
-      cst(b, loc, x, beta));
-  y = maxOf(b, loc, t, y, cst(b, loc, x, 0));
-  return minOf(b, loc, t, y, cst(b, loc, x, 1));
 }
 
 SCALAR(HardSigmoidOp) {
@@ -340,7 +238,7 @@ template <> LogicalResult ElementwiseLowering<g::GeluOp>::check(g::GeluOp op) {
 
 // 0.5 x (1 + erf(x / sqrt 2)), or with the tanh approximation
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
-Value gelu(OpBuilder &b, Location loc, Value x, bool tanhApprox) {
+static Value gelu(OpBuilder &b, Location loc, Value x, bool tanhApprox) {
   Value inner;
   if (tanhApprox) {
     Value x3 =
@@ -387,7 +285,17 @@ SCALAR(CastOp) {
 
 #undef SCALAR
 
-} // namespace
+} // namespace elementwise
+
+Value elementwise::hardSigmoid(OpBuilder &b, Location loc, Value x,
+                               double alpha, double beta) {
+  Type t = x.getType();
+  Value y = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, x, cst(b, loc, x, alpha)),
+      cst(b, loc, x, beta));
+  y = maxOf(b, loc, t, y, cst(b, loc, x, 0));
+  return minOf(b, loc, t, y, cst(b, loc, x, 1));
+}
 
 Value buildActivation(OpBuilder &b, Location loc, graph::Activation act,
                       ArrayRef<float> params, Value x) {

@@ -21,6 +21,8 @@ public:
 
 void populateElementwiseLoweringPatterns(GraphTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
+void populateElementwiseMathLoweringPatterns(GraphTypeConverter &converter,
+                                             mlir::RewritePatternSet &patterns);
 void populateMatMulLoweringPatterns(GraphTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateConvPoolLoweringPatterns(GraphTypeConverter &converter,

@@ -51,6 +51,12 @@ def main():
     save([helper.make_node("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2])],
          "broken_maxpool_indices", [vi("x", [1, 1, 4, 4])],
          [vi("y", [1, 1, 3, 3]), vi("idx", [1, 1, 3, 3], TensorProto.INT64)], opset=12)
+    # Ops imported as their ONNX function bodies: a fixed body
+    # (MeanVarianceNormalization) and one built from the input types (CastLike).
+    save([helper.make_node("MeanVarianceNormalization", ["x"], ["m"], axes=[0, 2, 3]),
+          helper.make_node("CastLike", ["m", "like"], ["y"])],
+         "function_ops", [vi("x", [2, 3, 4, 4]), vi("like", [1], TensorProto.FLOAT16)],
+         [vi("y", [2, 3, 4, 4], TensorProto.FLOAT16)], opset=15)
 
 
 if __name__ == "__main__":
