@@ -288,7 +288,7 @@ LogicalResult upgradeNode(GraphImporter &im, NodeForm &form,
     return success();
   }
   if ((op == "ReduceSum" && opset < 13) ||
-      ((op == "ReduceMean" || op == "ReduceMax") && opset < 18))
+      (op.starts_with("Reduce") && op != "ReduceSum" && opset < 18))
     return intsToInput(im, form, "axes", 1);
   if (op == "Slice" && opset < 10) {
     if (failed(intsToInput(im, form, "starts", 1, /*required=*/true)) ||

@@ -275,6 +275,38 @@ class Graph_ReduceOp<string mnemonic> : Graph_Op<mnemonic> {
 def Graph_ReduceMeanOp : Graph_ReduceOp<"ReduceMean">;
 def Graph_ReduceSumOp : Graph_ReduceOp<"ReduceSum">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"ReduceMax">;
+def Graph_ReduceMinOp : Graph_ReduceOp<"ReduceMin">;
+def Graph_ReduceProdOp : Graph_ReduceOp<"ReduceProd">;
+def Graph_ReduceL1Op : Graph_ReduceOp<"ReduceL1">;
+def Graph_ReduceL2Op : Graph_ReduceOp<"ReduceL2">;
+def Graph_ReduceLogSumOp : Graph_ReduceOp<"ReduceLogSum">;
+def Graph_ReduceLogSumExpOp : Graph_ReduceOp<"ReduceLogSumExp">;
+def Graph_ReduceSumSquareOp : Graph_ReduceOp<"ReduceSumSquare">;
+
+// ArgMax/ArgMin: int64 indices of the first (or last) extreme along `axis`.
+class Graph_ArgReduceOp<string mnemonic> : Graph_Op<mnemonic> {
+  let arguments = (ins AnyTensor:$data, DefaultValuedAttr<SI64Attr, "0">:$axis,
+                   DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                   DefaultValuedAttr<I64Attr, "0">:$select_last_index);
+  let results = (outs TensorOf<[I64]>:$reduced);
+  let inferBody = [{
+    return ::kiln::graph::inferArgReduce(loc, adaptor.getData(),
+        adaptor.getAxis(), adaptor.getKeepdims() != 0, types);
+  }];
+}
+def Graph_ArgMaxOp : Graph_ArgReduceOp<"ArgMax">;
+def Graph_ArgMinOp : Graph_ArgReduceOp<"ArgMin">;
+
+def Graph_HardmaxOp : Graph_Op<"Hardmax"> {
+  let summary = "ONNX Hardmax: 1 at the first maximum along `axis`, else 0";
+  let arguments = (ins Graph_FloatTensor:$input,
+                   DefaultValuedAttr<SI64Attr, "-1">:$axis);
+  let results = (outs AnyTensor:$output);
+  let inferBody = [{
+    return ::kiln::graph::inferAxisPreserving(loc, adaptor.getInput(),
+                                              adaptor.getAxis(), types);
+  }];
+}
 
 include "dialects/graph/FusedOps.td"
 

@@ -539,6 +539,28 @@ LogicalResult inferAxisPreserving(Loc loc, Value x, int64_t axis,
   return success();
 }
 
+LogicalResult inferArgReduce(Loc loc, Value x, int64_t axis, bool keepDims,
+                             Types &types) {
+  Type i64 = IntegerType::get(x.getContext(), 64);
+  auto t = rankedOrNull(x);
+  if (!t) {
+    types.push_back(UnrankedTensorType::get(i64));
+    return success();
+  }
+  auto a = normalizeAxis(loc, axis, t.getRank());
+  if (failed(a))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < t.getRank(); ++i) {
+    if (i != *a)
+      shape.push_back(t.getDimSize(i));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, i64));
+  return success();
+}
+
 LogicalResult inferReduceImpl(Loc loc, Value data, Value axes, bool keepDims,
                               bool noopWithEmptyAxes, Types &types) {
   auto t = rankedOrNull(data);

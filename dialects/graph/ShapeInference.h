@@ -95,6 +95,10 @@ mlir::LogicalResult inferReduce(Loc loc, Adaptor op, Types &types) {
                          op.getNoopWithEmptyAxes() != 0, types);
 }
 
+/// ArgMax/ArgMin: `x`'s shape without (or with a 1 at) `axis`, int64.
+mlir::LogicalResult inferArgReduce(Loc loc, mlir::Value x, int64_t axis,
+                                   bool keepDims, Types &types);
+
 /// The [start, end) dims Shape selects from a rank-`rank` input: negative
 /// values count from the end, both are clamped to [0, rank].
 std::pair<int64_t, int64_t> getShapeRange(int64_t rank,

@@ -22,7 +22,18 @@ namespace g = kiln::graph;
 namespace kiln {
 namespace {
 
-enum class ReduceKind { Sum, Mean, Max };
+enum class ReduceKind {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  L1,
+  L2,
+  LogSum,
+  LogSumExp,
+  SumSquare
+};
 
 /// `tensor.empty` with the extents of `src` along `dims`, in that order.
 Value createEmptyFromDims(OpBuilder &b, Location loc, Value src,
@@ -62,6 +73,17 @@ Value createLowest(OpBuilder &b, Location loc, Type elt, bool isUnsigned) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, v));
 }
 
+/// The highest value of `elt`: +inf for floats, the maximum integer
+/// otherwise.
+Value createHighest(OpBuilder &b, Location loc, Type elt, bool isUnsigned) {
+  if (auto f = dyn_cast<FloatType>(elt))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f, APFloat::getInf(f.getFloatSemantics())));
+  unsigned w = elt.getIntOrFloatBitWidth();
+  APInt v = isUnsigned ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elt, v));
+}
+
 Value createMax(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
   if (isa<FloatType>(x.getType()))
     return arith::MaximumFOp::create(b, loc, x, y);
@@ -70,14 +92,71 @@ Value createMax(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
   return arith::MaxSIOp::create(b, loc, x, y);
 }
 
-/// Reduces `input` over `dims` (sorted) with max or add, starting from the
-/// neutral value. The result drops the reduced dims.
-Value createReduce(OpBuilder &b, Location loc, Value input,
-                   ArrayRef<int64_t> dims, bool isMax, bool isUnsigned) {
+Value createMin(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (isUnsigned)
+    return arith::MinUIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+/// The value a reduction of `kind` starts from.
+Value createNeutral(OpBuilder &b, Location loc, Type elt, ReduceKind kind,
+                    bool isUnsigned) {
+  switch (kind) {
+  case ReduceKind::Max:
+    return createLowest(b, loc, elt, isUnsigned);
+  case ReduceKind::Min:
+    return createHighest(b, loc, elt, isUnsigned);
+  case ReduceKind::Prod:
+    return createScalarConstant(b, loc, elt, 1.0);
+  default:
+    return createScalarConstant(b, loc, elt, 0.0);
+  }
+}
+
+/// `acc (+) f(x)` for one element of a reduction of `kind`: f squares for
+/// L2 and SumSquare and takes |x| for L1; the rest combine x itself.
+Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc,
+              bool isUnsigned) {
+  bool isFloat = isa<FloatType>(x.getType());
+  auto add = [&](Value l, Value r) -> Value {
+    return isFloat ? Value(arith::AddFOp::create(b, loc, l, r))
+                   : Value(arith::AddIOp::create(b, loc, l, r));
+  };
+  auto mul = [&](Value l, Value r) -> Value {
+    return isFloat ? Value(arith::MulFOp::create(b, loc, l, r))
+                   : Value(arith::MulIOp::create(b, loc, l, r));
+  };
+  switch (kind) {
+  case ReduceKind::Max:
+    return createMax(b, loc, x, acc, isUnsigned);
+  case ReduceKind::Min:
+    return createMin(b, loc, x, acc, isUnsigned);
+  case ReduceKind::Prod:
+    return mul(x, acc);
+  case ReduceKind::L1:
+    if (isUnsigned)
+      return add(x, acc);
+    return add(isFloat ? Value(math::AbsFOp::create(b, loc, x))
+                       : Value(math::AbsIOp::create(b, loc, x)),
+               acc);
+  case ReduceKind::L2:
+  case ReduceKind::SumSquare:
+    return add(mul(x, x), acc);
+  default:
+    return add(x, acc);
+  }
+}
+
+/// Reduces `input` over `dims` (sorted) as `kind` combines elements (see
+/// `combine`), starting from its neutral value. The result drops the
+/// reduced dims.
+Value createReduceOf(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> dims, ReduceKind kind, bool isUnsigned) {
   auto type = cast<RankedTensorType>(input.getType());
   Type elt = type.getElementType();
-  Value init = isMax ? createLowest(b, loc, elt, isUnsigned)
-                     : createScalarConstant(b, loc, elt, 0.0);
+  Value init = createNeutral(b, loc, elt, kind, isUnsigned);
   SmallVector<int64_t> kept;
   for (int64_t i = 0; i < type.getRank(); ++i)
     if (!llvm::is_contained(dims, i))
@@ -86,16 +165,88 @@ Value createReduce(OpBuilder &b, Location loc, Value input,
   auto reduce = linalg::ReduceOp::create(
       b, loc, input, acc, dims,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value r;
-        if (isMax)
-          r = createMax(nb, nloc, args[0], args[1], isUnsigned);
-        else if (isa<FloatType>(elt))
-          r = arith::AddFOp::create(nb, nloc, args[0], args[1]);
-        else
-          r = arith::AddIOp::create(nb, nloc, args[0], args[1]);
-        linalg::YieldOp::create(nb, nloc, r);
+        linalg::YieldOp::create(
+            nb, nloc, combine(nb, nloc, kind, args[0], args[1], isUnsigned));
       });
   return reduce.getResult(0);
+}
+
+/// Reduces `input` over `dims` (sorted) with max or add.
+Value createReduce(OpBuilder &b, Location loc, Value input,
+                   ArrayRef<int64_t> dims, bool isMax, bool isUnsigned) {
+  return createReduceOf(b, loc, input, dims,
+                        isMax ? ReduceKind::Max : ReduceKind::Sum, isUnsigned);
+}
+
+/// An elementwise generic over same-shaped `inputs` (the first gives the
+/// extents) computing `body` of their elements.
+Value mapElementwise(
+    OpBuilder &b, Location loc, ValueRange inputs,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto type = cast<RankedTensorType>(inputs[0].getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value init =
+      createEmptyFromDims(b, loc, inputs[0], all, type.getElementType());
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, inputs, init, maps, iters,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc,
+                                       body(nb, nloc, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+/// log(sum(exp(x))) over `dims`, as m + log(sum(exp(x - m))) with m the
+/// maximum, so that large inputs do not overflow.
+Value createLogSumExp(OpBuilder &b, Location loc, Value input,
+                      ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  Type elt = type.getElementType();
+  Value max = createReduce(b, loc, input, dims, /*isMax=*/true, false);
+  SmallVector<int64_t> kept;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!llvm::is_contained(dims, i))
+      kept.push_back(i);
+  Value acc =
+      createFilled(b, loc, input, kept, createScalarConstant(b, loc, elt, 0));
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap keptMap = getMapWithout(b.getContext(), rank, dims);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  for (int64_t d : dims)
+    iters[d] = utils::IteratorType::reduction;
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, acc.getType(), ValueRange{input, max}, acc,
+          ArrayRef<AffineMap>{id, keptMap, keptMap}, iters,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            // A row of -inf has max -inf: shift by 0 instead of NaN.
+            Value finite =
+                arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ONE, a[1],
+                                      createLowest(nb, l, elt, false));
+            Value shift = arith::SelectOp::create(
+                nb, l, finite, a[1], createScalarConstant(nb, l, elt, 0));
+            Value e = math::ExpOp::create(
+                nb, l, arith::SubFOp::create(nb, l, a[0], shift));
+            linalg::YieldOp::create(
+                nb, l, arith::AddFOp::create(nb, l, a[2], e).getResult());
+          })
+          .getResult(0);
+  return mapElementwise(
+      b, loc, {sum, max}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value finite =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::ONE, a[1],
+                                  createLowest(nb, l, elt, false));
+        Value shift = arith::SelectOp::create(
+            nb, l, finite, a[1], createScalarConstant(nb, l, elt, 0));
+        return arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, a[0]),
+                                     shift)
+            .getResult();
+      });
 }
 
 /// Which dims of the input a Reduce* op reduces. Axes must be constant,
@@ -136,6 +287,27 @@ FailureOr<SmallVector<bool>> getReducedDims(Value axes, RankedTensorType in,
   return reduced;
 }
 
+/// Reinserts the reduced dims as unit dims: each one joins the group of
+/// the next kept dim (or of the last kept dim when trailing).
+Value expandReducedDims(OpBuilder &b, Location loc, Value v,
+                        RankedTensorType inType, ArrayRef<bool> reduced) {
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (auto [i, r] : llvm::enumerate(reduced)) {
+    shape.push_back(r ? 1 : inType.getDimSize(i));
+    pending.push_back(i);
+    if (!r) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  auto type = RankedTensorType::get(shape, inType.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, type, v, groups);
+}
+
 template <typename Op, ReduceKind Kind>
 struct ReduceLowering : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
@@ -156,8 +328,13 @@ struct ReduceLowering : OpConversionPattern<Op> {
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     Type origElt = getElementTypeOrSelf(op.getData().getType());
     bool isUnsigned = origElt.isUnsignedInteger() || origElt.isInteger(1);
-    if (Kind != ReduceKind::Max && origElt.isInteger(1))
+    if (Kind != ReduceKind::Max && Kind != ReduceKind::Min &&
+        origElt.isInteger(1))
       return rewriter.notifyMatchFailure(op, "bool sum/mean");
+    bool needsFloat = Kind == ReduceKind::L2 || Kind == ReduceKind::LogSum ||
+                      Kind == ReduceKind::LogSumExp;
+    if (needsFloat && !isa<FloatType>(elt))
+      return rewriter.notifyMatchFailure(op, "needs a float input");
 
     bool keepDims = op.getKeepdims() != 0;
     auto reduced = getReducedDims(op.getAxes(), inType, outType, keepDims,
@@ -172,10 +349,20 @@ struct ReduceLowering : OpConversionPattern<Op> {
 
     Value result = input;
     if (!dims.empty()) {
-      result = createReduce(rewriter, loc, input, dims, Kind == ReduceKind::Max,
-                            isUnsigned);
+      if (Kind == ReduceKind::LogSumExp)
+        result = createLogSumExp(rewriter, loc, input, dims);
+      else
+        result = createReduceOf(rewriter, loc, input, dims, Kind, isUnsigned);
       if (Kind == ReduceKind::Mean)
         result = divideByCount(rewriter, loc, result, input, dims, isUnsigned);
+      if (Kind == ReduceKind::L2 || Kind == ReduceKind::LogSum)
+        result = mapElementwise(
+            rewriter, loc, result,
+            [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+              if (Kind == ReduceKind::L2)
+                return math::SqrtOp::create(b, l, a[0]);
+              return math::LogOp::create(b, l, a[0]);
+            });
       if (keepDims)
         result = expandReducedDims(rewriter, loc, result, inType, *reduced);
     }
@@ -209,27 +396,143 @@ struct ReduceLowering : OpConversionPattern<Op> {
                })
         .getResult(0);
   }
+};
 
-  /// Reinserts the reduced dims as unit dims: each one joins the group of
-  /// the next kept dim (or of the last kept dim when trailing).
-  static Value expandReducedDims(OpBuilder &b, Location loc, Value v,
-                                 RankedTensorType inType,
-                                 ArrayRef<bool> reduced) {
-    SmallVector<int64_t> shape;
-    SmallVector<ReassociationIndices> groups;
-    ReassociationIndices pending;
-    for (auto [i, r] : llvm::enumerate(reduced)) {
-      shape.push_back(r ? 1 : inType.getDimSize(i));
-      pending.push_back(i);
-      if (!r) {
-        groups.push_back(pending);
-        pending.clear();
-      }
+/// The int64 index of the first (or, with select_last_index, the last)
+/// maximum or minimum along `axis`, as one generic reducing value and
+/// index together. The result drops `axis`.
+Value createArgReduce(OpBuilder &b, Location loc, Value x, int64_t axis,
+                      bool isMax, bool last, bool isUnsigned) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type elt = type.getElementType();
+  SmallVector<int64_t> kept;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      kept.push_back(i);
+  Value val = createFilled(b, loc, x, kept,
+                           isMax ? createLowest(b, loc, elt, isUnsigned)
+                                 : createHighest(b, loc, elt, isUnsigned));
+  Value idx = createFilled(b, loc, x, kept,
+                           createScalarConstant(b, loc, b.getI64Type(), 0));
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap keptMap = getMapWithout(b.getContext(), rank, {axis});
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters[axis] = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{val.getType(), idx.getType()}, ValueRange{x},
+      ValueRange{val, idx}, ArrayRef<AffineMap>{id, keptMap, keptMap}, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value i = arith::IndexCastOp::create(
+            nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
+        Value better;
+        if (isa<FloatType>(elt)) {
+          using P = arith::CmpFPredicate;
+          P p = isMax ? (last ? P::OGE : P::OGT) : (last ? P::OLE : P::OLT);
+          better = arith::CmpFOp::create(nb, l, p, a[0], a[1]);
+        } else {
+          using P = arith::CmpIPredicate;
+          P p = isMax ? (last ? (isUnsigned ? P::uge : P::sge)
+                              : (isUnsigned ? P::ugt : P::sgt))
+                      : (last ? (isUnsigned ? P::ule : P::sle)
+                              : (isUnsigned ? P::ult : P::slt));
+          better = arith::CmpIOp::create(nb, l, p, a[0], a[1]);
+        }
+        // The first element always counts, so that an axis of -inf (or
+        // the integer minimum) still yields index 0.
+        Value first = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, i,
+            createScalarConstant(nb, l, nb.getI64Type(), 0));
+        better = arith::OrIOp::create(nb, l, better, first);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, better, a[0], a[1]),
+                       arith::SelectOp::create(nb, l, better, i, a[2])});
+      });
+  return generic.getResult(1);
+}
+
+template <typename Op, bool IsMax>
+struct ArgReduceLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<Op>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(Op op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getData();
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
+    auto outType = dyn_cast_or_null<RankedTensorType>(
+        this->getTypeConverter()->convertType(op.getType()));
+    if (!inType || !outType || inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs ranked types");
+    if (!isa<FloatType, IntegerType>(inType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto axis = g::normalizeAxis(std::nullopt, op.getAxis(), inType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Type origElt = getElementTypeOrSelf(op.getData().getType());
+    Location loc = op.getLoc();
+    Value result = createArgReduce(
+        rewriter, loc, x, *axis, IsMax, op.getSelectLastIndex() != 0,
+        origElt.isUnsignedInteger() || origElt.isInteger(1));
+    if (op.getKeepdims() != 0) {
+      SmallVector<bool> reduced(inType.getRank(), false);
+      reduced[*axis] = true;
+      result = expandReducedDims(
+          rewriter, loc, result,
+          RankedTensorType::get(inType.getShape(), rewriter.getI64Type()),
+          reduced);
     }
-    if (!groups.empty())
-      groups.back().append(pending.begin(), pending.end());
-    auto type = RankedTensorType::get(shape, inType.getElementType());
-    return tensor::ExpandShapeOp::create(b, loc, type, v, groups);
+    if (result.getType() != outType)
+      result = tensor::CastOp::create(rewriter, loc, outType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// 1 where the element is the first maximum along the axis, else 0.
+struct HardmaxLowering : OpConversionPattern<g::HardmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(g::HardmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput();
+    auto type = dyn_cast<RankedTensorType>(x.getType());
+    if (!type || type.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "needs a ranked tensor");
+    auto axis = g::normalizeAxis(std::nullopt, op.getAxis(), type.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Location loc = op.getLoc();
+    int64_t rank = type.getRank();
+    Value argmax = createArgReduce(rewriter, loc, x, *axis, /*isMax=*/true,
+                                   /*last=*/false, /*isUnsigned=*/false);
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    Type elt = type.getElementType();
+    Value init = createEmptyFromDims(rewriter, loc, x, all, elt);
+    AffineMap keptMap = getMapWithout(rewriter.getContext(), rank, {*axis});
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, type, ValueRange{argmax}, init,
+            ArrayRef<AffineMap>{keptMap, rewriter.getMultiDimIdentityMap(rank)},
+            iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value i = arith::IndexCastOp::create(
+                  b, l, b.getI64Type(), linalg::IndexOp::create(b, l, *axis));
+              Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                i, a[0]);
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::SelectOp::create(b, l, hit,
+                                          createScalarConstant(b, l, elt, 1),
+                                          createScalarConstant(b, l, elt, 0))
+                      .getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
   }
 };
 
@@ -312,6 +615,15 @@ void populateReductionLoweringPatterns(GraphTypeConverter &converter,
   patterns.add<ReduceLowering<g::ReduceSumOp, ReduceKind::Sum>,
                ReduceLowering<g::ReduceMeanOp, ReduceKind::Mean>,
                ReduceLowering<g::ReduceMaxOp, ReduceKind::Max>,
+               ReduceLowering<g::ReduceMinOp, ReduceKind::Min>,
+               ReduceLowering<g::ReduceProdOp, ReduceKind::Prod>,
+               ReduceLowering<g::ReduceL1Op, ReduceKind::L1>,
+               ReduceLowering<g::ReduceL2Op, ReduceKind::L2>,
+               ReduceLowering<g::ReduceLogSumOp, ReduceKind::LogSum>,
+               ReduceLowering<g::ReduceLogSumExpOp, ReduceKind::LogSumExp>,
+               ReduceLowering<g::ReduceSumSquareOp, ReduceKind::SumSquare>,
+               ArgReduceLowering<g::ArgMaxOp, /*IsMax=*/true>,
+               ArgReduceLowering<g::ArgMinOp, /*IsMax=*/false>, HardmaxLowering,
                SoftmaxLowering<g::SoftmaxOp, /*IsLog=*/false>,
                SoftmaxLowering<g::LogSoftmaxOp, /*IsLog=*/true>>(converter,
                                                                  ctx);

@@ -130,3 +130,51 @@ func.func @logsoftmax(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
   %0 = kiln_graph.LogSoftmax %x : (tensor<3x4xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// ReduceL2 squares in the reduce body, then takes the square root.
+// CHECK-LABEL: func.func @reduce_l2
+// CHECK: linalg.reduce
+// CHECK: %[[SQ:.*]] = arith.mulf %[[IN:.*]], %[[IN]]
+// CHECK: arith.addf %[[SQ]]
+// CHECK: linalg.generic
+// CHECK: math.sqrt
+func.func @reduce_l2(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
+  %axes = kiln_graph.Constant {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %0 = kiln_graph.ReduceL2 %x, %axes : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x1xf32>
+  return %0 : tensor<3x1xf32>
+}
+
+// -----
+
+// ReduceLogSumExp subtracts the maximum before exp and adds it back after
+// the log.
+// CHECK-LABEL: func.func @reduce_lse
+// CHECK: %[[MAX:.*]] = linalg.reduce
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: linalg.generic
+// CHECK: math.log
+// CHECK: arith.addf
+func.func @reduce_lse(%x: tensor<3x4xf32>) -> tensor<3xf32> {
+  %axes = kiln_graph.Constant {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %0 = kiln_graph.ReduceLogSumExp %x, %axes {keepdims = 0 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// ArgMax reduces value and index together; select_last_index takes >=.
+// CHECK-LABEL: func.func @argmax_last
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: arith.cmpf oge
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, i64
+// CHECK: tensor.expand_shape
+func.func @argmax_last(%x: tensor<3x4xf32>) -> tensor<1x4xi64> {
+  %0 = kiln_graph.ArgMax %x {axis = 0 : si64, select_last_index = 1 : i64} : (tensor<3x4xf32>) -> tensor<1x4xi64>
+  return %0 : tensor<1x4xi64>
+}
