@@ -286,11 +286,13 @@ static int runCompile() {
 
 static int runOps() {
   auto ctx = makeContext();
-  // Ops with lowerings, and ops the importer expands into their ONNX
-  // function bodies made of those.
+  // Ops with lowerings, ops the importer expands into their ONNX function
+  // bodies made of those, and ops it rewrites into them.
   std::vector<std::string> ops = getSupportedOpTypes(*ctx);
   std::vector<std::string> expanded = importer::getFunctionExpandedOpTypes(ops);
   ops.insert(ops.end(), expanded.begin(), expanded.end());
+  for (const std::string &op : importer::getRewrittenOpTypes())
+    ops.push_back(op);
   llvm::sort(ops);
   for (const std::string &op : ops)
     std::printf("%s\n", op.c_str());

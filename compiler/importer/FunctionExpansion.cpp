@@ -11,7 +11,7 @@
 
 #include "compiler/importer/GraphImporter.h"
 #include "compiler/importer/OnnxImporter.h"
-#include "compiler/importer/TensorConversion.h"
+#include "dialects/graph/ElementTypes.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -30,11 +30,11 @@ bool toTypeProto(Type type, onnx::TypeProto &out) {
   auto tensor = dyn_cast<TensorType>(type);
   if (!tensor)
     return false;
-  int32_t code = onnxDataType(tensor.getElementType());
+  int64_t code = graph::getOnnxCodeForElementType(tensor.getElementType());
   if (!code)
     return false;
   onnx::TypeProto_Tensor *t = out.mutable_tensor_type();
-  t->set_elem_type(code);
+  t->set_elem_type(int32_t(code));
   if (tensor.hasRank()) {
     onnx::TensorShapeProto *shape = t->mutable_shape();
     for (int64_t d : tensor.getShape()) {

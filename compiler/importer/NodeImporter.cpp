@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/importer/GraphImporter.h"
+#include "compiler/importer/OnnxImporter.h"
 #include "compiler/importer/TensorConversion.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -83,9 +84,13 @@ std::optional<unsigned> fixedResultCount(RegisteredOperationName name) {
 
 /// ONNX ops the importer rewrites into other kiln_graph ops.
 bool isRewrittenOp(llvm::StringRef opType) {
-  return opType == "Upsample" || opType == "Dropout";
+  return llvm::is_contained(getRewrittenOpTypes(), opType);
 }
 } // namespace
+
+std::vector<std::string> getRewrittenOpTypes() {
+  return {"Dropout", "Scatter", "Upsample"};
+}
 
 std::string onnxAttrTypeName(int type) {
   switch (type) {

@@ -44,6 +44,10 @@ importOnnxModelFromBuffer(mlir::MLIRContext &ctx, llvm::StringRef bytes,
                           llvm::StringRef displayName, std::string &error,
                           llvm::StringRef modelDir = "");
 
+/// ONNX ops the importer rewrites into kiln_graph ops of other names
+/// (Dropout into Identity, Upsample into Resize, ...).
+std::vector<std::string> getRewrittenOpTypes();
+
 /// ONNX ops that kiln_graph does not model but the importer expands into
 /// their ONNX function bodies, where every op of the body is in `supported`
 /// or is itself such an op.

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/importer/GraphImporter.h"
+#include "dialects/graph/ShapeInference.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -190,6 +191,47 @@ FailureOr<Value> emitSimple(GraphImporter &im, llvm::StringRef opType,
   return (*op)->getResult(0);
 }
 
+/// Inference only: Dropout is the identity and its mask, when read, all
+/// true. Training mode with a nonzero ratio draws random numbers: refused.
+LogicalResult upgradeDropout(GraphImporter &im, NodeForm &form,
+                             llvm::SmallVectorImpl<Value> &results) {
+  if (form.operands.empty() || !form.operands[0])
+    return im.nodeError("missing input #0");
+  Value x = form.operands[0];
+  if (form.operands.size() > 2 && form.operands[2]) {
+    double ratio = 0.5;
+    if (form.operands.size() > 1 && form.operands[1]) {
+      auto r = graph::getConstantFloats(form.operands[1]);
+      ratio = r && r->size() == 1 ? (*r)[0] : -1;
+    }
+    auto training = graph::getConstantInts(form.operands[2]);
+    bool inference = training && training->size() == 1 && (*training)[0] == 0;
+    if (ratio != 0 && !inference)
+      return im.nodeError("unsupported: Dropout in training mode (or with a "
+                          "training_mode input) drops at random");
+  }
+  FailureOr<Value> y = emitSimple(im, "Identity", {x});
+  if (failed(y))
+    return failure();
+  results.push_back(*y);
+  const onnx::NodeProto &n = im.currentNode();
+  if (n.output_size() > 1 && !n.output(1).empty() && im.isUsed(n.output(1))) {
+    FailureOr<Value> shape = emitSimple(im, "Shape", {x});
+    if (failed(shape))
+      return failure();
+    Builder &b = im.getBuilder();
+    auto one = RankedTensorType::get({1}, b.getI1Type());
+    NamedAttribute value(b.getStringAttr("value"),
+                         DenseElementsAttr::get(one, true));
+    FailureOr<Value> mask =
+        emitSimple(im, "ConstantOfShape", {*shape}, {value});
+    if (failed(mask))
+      return failure();
+    results.push_back(*mask);
+  }
+  return success();
+}
+
 /// LayerNormalization whose Mean / InvStdDev outputs are used: kiln_graph
 /// models only Y, so the node becomes its defining primitive ops, which
 /// produce all three.
@@ -316,14 +358,11 @@ LogicalResult upgradeNode(GraphImporter &im, NodeForm &form,
     return upgradeUpsample(im, form);
   if (op == "LayerNormalization" && form.numResults > 1)
     return expandLayerNormWithStats(im, form, results);
-  if (op == "Dropout") {
-    // Inference only: Dropout is the identity. An unused mask output is
-    // dropped; a used one is rejected when outputs are bound.
-    form.opType = "Identity";
-    form.operands.resize(1);
-    form.attrs = NamedAttrList();
-    form.onnxAttrTypes.clear();
-    form.numResults = 1;
+  if (op == "Dropout")
+    return upgradeDropout(im, form, results);
+  if (op == "Scatter") {
+    // Deprecated in opset 11 for ScatterElements, with the same meaning.
+    form.opType = "ScatterElements";
     return success();
   }
   if (op == "BatchNormalization") {

@@ -176,36 +176,6 @@ FailureOr<Type> convertElementType(MLIRContext &ctx, int32_t dataType,
   }
 }
 
-int32_t onnxDataType(Type type) {
-  if (type.isF32())
-    return DT::TensorProto_DataType_FLOAT;
-  if (type.isF64())
-    return DT::TensorProto_DataType_DOUBLE;
-  if (type.isF16())
-    return DT::TensorProto_DataType_FLOAT16;
-  if (type.isBF16())
-    return DT::TensorProto_DataType_BFLOAT16;
-  auto i = dyn_cast<IntegerType>(type);
-  if (!i)
-    return DT::TensorProto_DataType_UNDEFINED;
-  bool u = i.isUnsigned();
-  switch (i.getWidth()) {
-  case 1:
-    return u ? DT::TensorProto_DataType_UNDEFINED
-             : DT::TensorProto_DataType_BOOL;
-  case 8:
-    return u ? DT::TensorProto_DataType_UINT8 : DT::TensorProto_DataType_INT8;
-  case 16:
-    return u ? DT::TensorProto_DataType_UINT16 : DT::TensorProto_DataType_INT16;
-  case 32:
-    return u ? DT::TensorProto_DataType_UINT32 : DT::TensorProto_DataType_INT32;
-  case 64:
-    return u ? DT::TensorProto_DataType_UINT64 : DT::TensorProto_DataType_INT64;
-  default:
-    return DT::TensorProto_DataType_UNDEFINED;
-  }
-}
-
 FailureOr<ValueTypeInfo> convertTypeProto(MLIRContext &ctx,
                                           const onnx::TypeProto &type,
                                           std::string &why) {

@@ -35,10 +35,6 @@ std::string onnxTypeName(int32_t dataType);
 mlir::FailureOr<mlir::Type>
 convertElementType(mlir::MLIRContext &ctx, int32_t dataType, std::string &why);
 
-/// The ONNX TensorProto.DataType code of an element type that
-/// convertElementType produces; 0 (UNDEFINED) for any other type.
-int32_t onnxDataType(mlir::Type type);
-
 /// A graph input/output or value_info type. Symbolic or unknown dims are
 /// dynamic; `dimParams` keeps their names ("" for static or unnamed dims).
 struct ValueTypeInfo {

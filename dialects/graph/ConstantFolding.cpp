@@ -167,3 +167,38 @@ OpFoldResult SqueezeOp::fold(FoldAdaptor a) {
 OpFoldResult UnsqueezeOp::fold(FoldAdaptor a) {
   return foldReshapeLike(getType(), a.getData());
 }
+
+OpFoldResult SizeOp::fold(FoldAdaptor) {
+  auto t = dyn_cast<RankedTensorType>(getData().getType());
+  if (!t || !t.hasStaticShape())
+    return {};
+  auto type = RankedTensorType::get({}, IntegerType::get(getContext(), 64));
+  return DenseElementsAttr::get(type, int64_t(t.getNumElements()));
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  auto ints = smallInts(a.getX());
+  auto type = staticResult(getType());
+  if (!ints || !type || !type.getElementType().isSignlessInteger() ||
+      ints.getType() != type)
+    return {};
+  return ints.mapValues(type.getElementType(),
+                        [](const APInt &v) { return -v; });
+}
+
+// Shape computations build small tensors of ones (ConstantOfShape of a
+// constant shape); they fold once the result type is static.
+OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor a) {
+  auto type = staticResult(getType());
+  if (!type || !a.getInput())
+    return {};
+  if (ElementsAttr value = getValueAttr()) {
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    if (!dense || dense.getElementType() != type.getElementType())
+      return {};
+    return DenseElementsAttr::get(type, dense.getValues<Attribute>()[0]);
+  }
+  if (!type.getElementType().isF32())
+    return {};
+  return DenseElementsAttr::get(type, 0.0f);
+}

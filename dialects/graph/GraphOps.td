@@ -12,6 +12,7 @@ include "dialects/graph/GraphDialect.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "dialects/graph/TensorOps.td"
 include "dialects/graph/MathOps.td"
+include "dialects/graph/IndexingOps.td"
 
 //===----------------------------------------------------------------------===//
 // Graph plumbing
@@ -102,7 +103,9 @@ def Graph_ExpOp : Graph_FloatUnaryOp<"Exp">;
 def Graph_LogOp : Graph_FloatUnaryOp<"Log">;
 def Graph_SqrtOp : Graph_FloatUnaryOp<"Sqrt">;
 def Graph_ErfOp : Graph_FloatUnaryOp<"Erf">;
-def Graph_NegOp : Graph_UnaryOp<"Neg">;
+def Graph_NegOp : Graph_UnaryOp<"Neg"> {
+  let hasFolder = 1;
+}
 def Graph_AbsOp : Graph_UnaryOp<"Abs">;
 
 def Graph_LeakyReluOp : Graph_FloatUnaryOp<"LeakyRelu"> {

@@ -63,15 +63,24 @@ std::optional<SmallVector<double>> getConstantFloats(Value v) {
   return out;
 }
 
+std::optional<SmallVector<double>> getConstantNumbers(Value v) {
+  if (auto f = getConstantFloats(v))
+    return f;
+  auto i = getConstantInts(v);
+  if (!i)
+    return std::nullopt;
+  bool isUnsigned = getElementTypeOrSelf(v.getType()).isUnsignedInteger();
+  SmallVector<double> out;
+  for (int64_t x : *i)
+    out.push_back(isUnsigned ? double(uint64_t(x)) : double(x));
+  return out;
+}
+
 FailureOr<int64_t> normalizeAxis(Loc loc, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return emitOptionalError(loc, "axis ", axis, " is out of range for rank ",
                              rank);
   return axis < 0 ? axis + rank : axis;
-}
-
-static RankedTensorType rankedOrNull(Value v) {
-  return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
 }
 
 LogicalResult inferSameAs(Value v, Types &types) {

@@ -23,9 +23,16 @@ using Loc = std::optional<mlir::Location>;
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
 /// Floating-point values of `v` when it is produced by a constant.
 std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value v);
+/// Values of an integer or float constant `v`, as doubles.
+std::optional<llvm::SmallVector<double>> getConstantNumbers(mlir::Value v);
 /// True when `v` is an absent optional input.
 inline bool isNoValue(mlir::Value v) {
   return !v || llvm::isa<mlir::NoneType>(v.getType());
+}
+/// The ranked tensor type of `v`, or null.
+inline mlir::RankedTensorType rankedOrNull(mlir::Value v) {
+  return v ? llvm::dyn_cast<mlir::RankedTensorType>(v.getType())
+           : mlir::RankedTensorType();
 }
 /// Normalizes a possibly negative ONNX axis; fails (and reports) if out of
 /// range for `rank`.
@@ -119,6 +126,25 @@ mlir::LogicalResult inferUnsqueeze(Loc loc, UnsqueezeOp::Adaptor op,
 mlir::LogicalResult inferExpand(Loc loc, ExpandOp::Adaptor op, Types &types);
 mlir::LogicalResult inferPad(Loc loc, PadOp::Adaptor op, Types &types);
 mlir::LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types);
+
+// IndexingShapeInference.cpp
+mlir::LogicalResult inferGatherElements(Loc loc, GatherElementsOp::Adaptor op,
+                                        Types &types);
+mlir::LogicalResult inferGatherND(Loc loc, GatherNDOp::Adaptor op,
+                                  Types &types);
+mlir::LogicalResult inferOneHot(Loc loc, OneHotOp::Adaptor op, Types &types);
+mlir::LogicalResult inferEyeLike(Loc loc, EyeLikeOp::Adaptor op, Types &types);
+mlir::LogicalResult inferRange(Loc loc, RangeOp::Adaptor op, Types &types);
+/// Element count of Range(start, limit, delta): max(ceil((limit - start) /
+/// delta), 0).
+int64_t getRangeLength(double start, double limit, double delta);
+mlir::LogicalResult inferConstantOfShape(Loc loc, ConstantOfShapeOp::Adaptor op,
+                                         Types &types);
+/// DepthToSpace (`toSpace`) or SpaceToDepth of an NCHW tensor.
+mlir::LogicalResult inferBlockRearrange(Loc loc, mlir::Value x,
+                                        int64_t blocksize, bool toSpace,
+                                        Types &types);
+mlir::LogicalResult inferTile(Loc loc, TileOp::Adaptor op, Types &types);
 
 /// Computed static bounds of a Slice along every axis of `shape`, following
 /// ONNX clamping rules. Needs constant starts/ends/axes/steps.

@@ -13,10 +13,6 @@ namespace kiln::graph {
 
 static constexpr int64_t kDyn = ShapedType::kDynamic;
 
-static RankedTensorType rankedOrNull(Value v) {
-  return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-}
-
 static LogicalResult pushRanked(Types &types, ArrayRef<int64_t> shape,
                                 Type elt) {
   types.push_back(RankedTensorType::get(shape, elt));

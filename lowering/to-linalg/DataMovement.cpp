@@ -513,6 +513,7 @@ void populateDataMovementLoweringPatterns(GraphTypeConverter &converter,
                SplitLowering, ExpandLowering>(converter, ctx);
   populateIndexedMovementPatterns(converter, patterns);
   populateResizePatterns(converter, patterns);
+  populateIndexingPatterns(converter, patterns);
 }
 
 } // namespace kiln

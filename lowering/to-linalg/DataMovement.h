@@ -21,6 +21,9 @@ void populateIndexedMovementPatterns(GraphTypeConverter &converter,
 /// Resize.
 void populateResizePatterns(GraphTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+/// Gather/scatter, generators and block rearrangements (Indexing.cpp).
+void populateIndexingPatterns(GraphTypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
 
 /// `arith.constant` of index type.
 mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
@@ -33,7 +36,22 @@ mlir::Value dimValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t,
 mlir::Value extractIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t,
                          int64_t i);
 
-/// `v` as an attribute when it is a constant, else itself.
+/// A linalg.generic producing `type` (dynamic extents `dynSizes`) whose
+/// element at each position is `src[indices(b, loc, outputIndices, args)]`
+/// (`args`: the elements of `inputs`, read through `inputMaps`), passed
+/// through `finish` when given.
+mlir::Value createGatherGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+    mlir::ValueRange dynSizes, mlir::Value src, mlir::ValueRange inputs,
+    llvm::ArrayRef<mlir::AffineMap> inputMaps,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(
+        mlir::OpBuilder &, mlir::Location, mlir::ValueRange, mlir::ValueRange)>
+        indices,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value)>
+        finish = nullptr);
+
+/// Slice, Gather and Pad.
 mlir::OpFoldResult foldedSize(mlir::OpBuilder &b, mlir::Value v);
 
 } // namespace kiln

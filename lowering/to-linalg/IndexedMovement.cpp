@@ -20,22 +20,17 @@ using namespace mlir;
 namespace g = kiln::graph;
 
 namespace kiln {
-namespace {
 
-RankedTensorType convertedType(const TypeConverter *c, Value v) {
-  return dyn_cast_or_null<RankedTensorType>(c->convertType(v.getType()));
-}
-
-/// A linalg.generic producing `type` (dynamic extents `dynSizes`) whose
-/// element at each position is `src[indices(b, loc, outputIndices)]`,
-/// passed through `finish` when given.
+// A linalg.generic producing `type` (dynamic extents `dynSizes`) whose
+// element at each position is `src[indices(b, loc, outputIndices)]`,
+// passed through `finish` when given.
 Value createGatherGeneric(
     OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynSizes,
     Value src, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange,
                                     ValueRange)>
         indices,
-    function_ref<Value(OpBuilder &, Location, Value)> finish = nullptr) {
+    function_ref<Value(OpBuilder &, Location, Value)> finish) {
   int64_t r = type.getRank();
   Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
                                        type.getElementType(), dynSizes);
@@ -55,6 +50,12 @@ Value createGatherGeneric(
         linalg::YieldOp::create(nb, nloc, v);
       });
   return generic.getResult(0);
+}
+
+namespace {
+
+RankedTensorType convertedType(const TypeConverter *c, Value v) {
+  return dyn_cast_or_null<RankedTensorType>(c->convertType(v.getType()));
 }
 
 Value clampIndex(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {

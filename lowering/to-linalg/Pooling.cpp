@@ -290,12 +290,64 @@ struct GlobalAveragePoolLowering : OpConversionPattern<g::GlobalAveragePoolOp> {
   }
 };
 
+/// The maximum over the spatial dims into [N, C], then [N, C, 1, ...].
+struct GlobalMaxPoolLowering : OpConversionPattern<g::GlobalMaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(g::GlobalMaxPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto yt = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!xt || !yt || xt.getRank() < 3 || !isa<FloatType>(xt.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs a ranked float input");
+    MLIRContext *ctx = rewriter.getContext();
+    auto elt = cast<FloatType>(xt.getElementType());
+    int64_t rank = xt.getRank();
+    auto maxType = RankedTensorType::get(xt.getShape().take_front(2), elt);
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < 2; ++i)
+      if (maxType.isDynamicDim(i))
+        dyn.push_back(tensor::DimOp::create(rewriter, loc, x, i));
+    Value lowest = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getFloatAttr(
+            elt, APFloat::getInf(elt.getFloatSemantics(), /*Negative=*/true)));
+    Value init = fillTensor(
+        rewriter, loc,
+        tensor::EmptyOp::create(rewriter, loc, maxType.getShape(), elt, dyn),
+        lowest);
+    AffineMap nc = AffineMap::get(
+        rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);
+    IteratorTypes iters(2, utils::IteratorType::parallel);
+    iters.append(rank - 2, utils::IteratorType::reduction);
+    Value max =
+        linalg::GenericOp::create(
+            rewriter, loc, maxType, ValueRange{x}, ValueRange{init},
+            SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank), nc},
+            iters,
+            [](OpBuilder &b, Location l, ValueRange a) {
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::MaximumFOp::create(b, l, a[1], a[0]).getResult());
+            })
+            .getResult(0);
+    SmallVector<ReassociationIndices> groups{{0}, {}};
+    for (int64_t i = 1; i < rank; ++i)
+      groups[1].push_back(i);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, yt, max, groups);
+    return success();
+  }
+};
+
 } // namespace
 
 void populatePoolingLoweringPatterns(GraphTypeConverter &converter,
                                      RewritePatternSet &patterns) {
-  patterns.add<MaxPoolLowering, AveragePoolLowering, GlobalAveragePoolLowering>(
-      converter, patterns.getContext());
+  patterns.add<MaxPoolLowering, AveragePoolLowering, GlobalAveragePoolLowering,
+               GlobalMaxPoolLowering>(converter, patterns.getContext());
 }
 
 } // namespace kiln

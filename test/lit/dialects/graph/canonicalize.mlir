@@ -126,3 +126,19 @@ func.func @unused_ops_erased(%x: tensor<?x4xf32>) {
   %0 = kiln_graph.Relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return
 }
+
+// -----
+
+// Shape arithmetic of the LayerNormalization function body: Neg, Size and
+// ConstantOfShape of constants fold.
+// CHECK-LABEL: func.func @shape_arith_folds
+// CHECK-DAG: %[[ONES:.*]] = kiln_graph.Constant {value = dense<1> : tensor<2xi64>}
+// CHECK-DAG: %[[SIZE:.*]] = kiln_graph.Constant {value = dense<6> : tensor<i64>}
+// CHECK: return %[[ONES]], %[[SIZE]]
+func.func @shape_arith_folds(%x: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<i64>) {
+  %c = kiln_graph.Constant {value = dense<-2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %n = kiln_graph.Neg %c : (tensor<1xi64>) -> tensor<1xi64>
+  %o = kiln_graph.ConstantOfShape %n {value = dense<1> : tensor<1xi64>} : (tensor<1xi64>) -> tensor<2xi64>
+  %s = kiln_graph.Size %x : (tensor<2x3xf32>) -> tensor<i64>
+  return %o, %s : tensor<2xi64>, tensor<i64>
+}

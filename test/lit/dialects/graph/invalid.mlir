@@ -671,3 +671,21 @@ func.func @fused_matmul_bias_size(%a: tensor<5x4xf32>, %m: tensor<4x6xf32>, %bia
   %0 = kiln_graph.FusedMatMul %a, %m, %bias : (tensor<5x4xf32>, tensor<4x6xf32>, tensor<5xf32>) -> tensor<*xf32>
   return
 }
+
+// -----
+
+func.func @gather_elements_rank(%d: tensor<3x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{indices have rank 1 but data has rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.GatherElements %d, %i : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @depth_to_space_channels(%x: tensor<1x6x2x2xf32>) {
+  // expected-error @+2 {{channels 6 are not a multiple of blocksize^2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.DepthToSpace %x {blocksize = 2 : i64} : (tensor<1x6x2x2xf32>) -> tensor<*xf32>
+  return
+}

@@ -57,6 +57,13 @@ def main():
           helper.make_node("CastLike", ["m", "like"], ["y"])],
          "function_ops", [vi("x", [2, 3, 4, 4]), vi("like", [1], TensorProto.FLOAT16)],
          [vi("y", [2, 3, 4, 4], TensorProto.FLOAT16)], opset=15)
+    # Inference Dropout whose mask is read: the identity and an all-true mask.
+    # Deprecated Scatter: ScatterElements.
+    save([helper.make_node("Dropout", ["x"], ["d", "mask"]),
+          helper.make_node("Scatter", ["d", "idx", "upd"], ["y"], axis=1)],
+         "dropout_mask_scatter",
+         [vi("x", [2, 3]), vi("idx", [2, 1], TensorProto.INT64), vi("upd", [2, 1])],
+         [vi("y", [2, 3]), vi("mask", [2, 3], TensorProto.BOOL)], opset=10, check=False)
 
 
 if __name__ == "__main__":
