@@ -13,6 +13,7 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "dialects/graph/TensorOps.td"
 include "dialects/graph/MathOps.td"
 include "dialects/graph/IndexingOps.td"
+include "dialects/graph/QuantOps.td"
 
 //===----------------------------------------------------------------------===//
 // Graph plumbing
@@ -143,6 +144,13 @@ def Graph_MatMulOp : Graph_Op<"MatMul"> {
   let arguments = (ins AnyTensor:$A, AnyTensor:$B);
   let results = (outs AnyTensor:$Y);
   let inferBody = [{ return ::kiln::graph::inferMatMul(loc, adaptor, types); }];
+}
+
+def Graph_EinsumOp : Graph_Op<"Einsum"> {
+  let summary = "ONNX Einsum (dialects/graph/Einsum.h parses the equation)";
+  let arguments = (ins Variadic<AnyTensor>:$Inputs, StrAttr:$equation);
+  let results = (outs AnyTensor:$Output);
+  let inferBody = [{ return ::kiln::graph::inferEinsum(loc, adaptor, types); }];
 }
 
 def Graph_GemmOp : Graph_Op<"Gemm"> {

@@ -53,6 +53,14 @@ broadcastShapes(Loc loc, llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 mlir::LogicalResult inferCast(Loc loc, CastOp::Adaptor op, Types &types);
 mlir::LogicalResult inferMatMul(Loc loc, MatMulOp::Adaptor op, Types &types);
+mlir::LogicalResult inferEinsum(Loc loc, EinsumOp::Adaptor op, Types &types);
+/// The extent of each Einsum label over `operands` (right after
+/// parseEinsum): the static non-1 extent where one exists, else dynamic if
+/// any is, else 1.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+getEinsumExtents(Loc loc, mlir::ValueRange operands,
+                 llvm::ArrayRef<llvm::SmallVector<unsigned>> inputs,
+                 unsigned numLabels);
 mlir::LogicalResult inferGemm(Loc loc, GemmOp::Adaptor op, Types &types);
 mlir::LogicalResult inferConv(Loc loc, ConvOp::Adaptor op, Types &types);
 mlir::LogicalResult inferFusedConv(Loc loc, FusedConvOp::Adaptor op,

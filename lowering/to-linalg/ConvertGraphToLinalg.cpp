@@ -45,7 +45,9 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
                                    RewritePatternSet &patterns) {
   populateElementwiseLoweringPatterns(converter, patterns);
   populateElementwiseMathLoweringPatterns(converter, patterns);
+  populateQuantizationLoweringPatterns(converter, patterns);
   populateMatMulLoweringPatterns(converter, patterns);
+  populateEinsumLoweringPatterns(converter, patterns);
   populateConvPoolLoweringPatterns(converter, patterns);
   populateNormalizationLoweringPatterns(converter, patterns);
   populateReductionLoweringPatterns(converter, patterns);

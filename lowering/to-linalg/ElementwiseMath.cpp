@@ -57,10 +57,48 @@ LIBM_UNARY(AcosOp, AcosOp)
 LIBM_UNARY(AtanOp, AtanOp)
 LIBM_UNARY(SinhOp, SinhOp)
 LIBM_UNARY(CoshOp, CoshOp)
-LIBM_UNARY(AsinhOp, AsinhOp)
-LIBM_UNARY(AcoshOp, AcoshOp)
-LIBM_UNARY(AtanhOp, AtanhOp)
 #undef LIBM_UNARY
+
+// The inverse hyperbolic functions as logarithms: libm's vector forms of
+// them do not lower on every CPU level.
+static Value sqrtOf(OpBuilder &b, Location loc, Value x) {
+  return math::SqrtOp::create(b, loc, x);
+}
+static Value logOf(OpBuilder &b, Location loc, Value x) {
+  return math::LogOp::create(b, loc, x);
+}
+
+// sign(x) log(|x| + sqrt(x^2 + 1)), odd and accurate for negative x.
+SCALAR(AsinhOp) {
+  Value x = a[0];
+  Value ax = math::AbsFOp::create(b, loc, x);
+  Value r = arith::AddFOp::create(
+      b, loc, ax,
+      sqrtOf(b, loc,
+             arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x),
+                                   cst(b, loc, x, 1))));
+  return math::CopySignOp::create(b, loc, logOf(b, loc, r), x);
+}
+
+// log(x + sqrt(x^2 - 1)).
+SCALAR(AcoshOp) {
+  Value x = a[0];
+  Value r = arith::AddFOp::create(
+      b, loc, x,
+      sqrtOf(b, loc,
+             arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x),
+                                   cst(b, loc, x, 1))));
+  return logOf(b, loc, r);
+}
+
+// log((1 + x) / (1 - x)) / 2.
+SCALAR(AtanhOp) {
+  Value x = a[0];
+  Value one = cst(b, loc, x, 1);
+  Value q = arith::DivFOp::create(b, loc, arith::AddFOp::create(b, loc, one, x),
+                                  arith::SubFOp::create(b, loc, one, x));
+  return arith::MulFOp::create(b, loc, logOf(b, loc, q), cst(b, loc, x, 0.5));
+}
 
 SCALAR(ReciprocalOp) {
   return arith::DivFOp::create(b, loc, cst(b, loc, a[0], 1), a[0]);

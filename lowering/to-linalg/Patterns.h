@@ -23,6 +23,10 @@ void populateElementwiseLoweringPatterns(GraphTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 void populateElementwiseMathLoweringPatterns(GraphTypeConverter &converter,
                                              mlir::RewritePatternSet &patterns);
+void populateQuantizationLoweringPatterns(GraphTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
+void populateEinsumLoweringPatterns(GraphTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
 void populateMatMulLoweringPatterns(GraphTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateConvPoolLoweringPatterns(GraphTypeConverter &converter,

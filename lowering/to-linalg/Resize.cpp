@@ -3,7 +3,8 @@
 // Resize becomes a linalg.generic over the output: per resized axis the body
 // maps the output index to a source coordinate (coordinate_transformation_mode,
 // in f64 as the ONNX reference computes it), then either rounds it (nearest)
-// or reads the 2^k surrounding elements and blends them (linear). Indices
+// or reads the 2^k surrounding elements and blends them (linear), or the 4^k
+// around it with cubic weights (cubic). Indices
 // outside the input are clamped, which equals the reference's edge padding.
 //
 //===----------------------------------------------------------------------===//
@@ -99,10 +100,10 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
     if (!in || !type)
       return rewriter.notifyMatchFailure(op, "needs ranked types");
     StringRef mode = op.getMode(), ctm = op.getCoordinateTransformationMode();
-    if (mode != "nearest" && mode != "linear")
+    if (mode != "nearest" && mode != "linear" && mode != "cubic")
       return rewriter.notifyMatchFailure(op, "unsupported mode");
-    if (mode == "linear" && !isa<FloatType>(type.getElementType()))
-      return rewriter.notifyMatchFailure(op, "linear needs a float type");
+    if (mode != "nearest" && !isa<FloatType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "linear/cubic need a float type");
     if (op.getAntialias() && mode != "nearest")
       return rewriter.notifyMatchFailure(op, "antialias is unsupported");
     if (ctm != "half_pixel" && ctm != "half_pixel_symmetric" &&
@@ -213,6 +214,11 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
         info.roiStart = roiAt(k);
         info.roiEnd = roiAt(k + n);
       }
+      // Extent 1 in and out reads index 0 whatever the scale (every tap
+      // clamps there, and the weights sum to 1).
+      if (!crop && !in.isDynamicDim(info.axis) &&
+          in.getDimSize(info.axis) == 1 && type.getDimSize(info.axis) == 1)
+        continue;
       // Same extent and unit scale: the identity on this axis.
       if (!crop && !in.isDynamicDim(info.axis) &&
           in.getDimSize(info.axis) == type.getDimSize(info.axis) &&
@@ -221,7 +227,8 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
         continue;
       infos.push_back(info);
     }
-    if (mode == "linear" && infos.size() > 4)
+    if ((mode == "linear" && infos.size() > 4) ||
+        (mode == "cubic" && infos.size() > 3))
       return rewriter.notifyMatchFailure(op, "too many interpolated axes");
 
     SmallVector<Value> dyn;
@@ -259,7 +266,11 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
           }
           Value v = mode == "nearest"
                         ? nearest(b, l, x, ivs, coords, infos, nearestMode)
-                        : linear(b, l, x, ivs, coords, infos);
+                    : mode == "linear"
+                        ? linear(b, l, x, ivs, coords, infos)
+                        : cubic(b, l, x, ivs, coords, infos,
+                                op.getCubicCoeffA().convertToDouble(),
+                                op.getExcludeOutside() != 0);
           if (outside)
             v = arith::SelectOp::create(
                 b, l, outside,
@@ -393,6 +404,80 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
       v = castScalar(b, l, v, b.getF64Type());
       acc = arith::AddFOp::create(b, l, acc,
                                   arith::MulFOp::create(b, l, weight, v));
+    }
+    return castScalar(b, l, acc, elt);
+  }
+
+  /// Keys' cubic convolution over 4 taps per axis (coefficient `a`), as the
+  /// ONNX reference: taps past the edges read the edge element, or with
+  /// `excludeOutside` get weight 0 and the others are renormalized.
+  Value cubic(OpBuilder &b, Location l, Value x, ValueRange ivs,
+              ArrayRef<Value> coords, ArrayRef<AxisInfo> infos, double a,
+              bool excludeOutside) const {
+    int64_t k = coords.size();
+    auto mul = [&](Value p, Value q) -> Value {
+      return arith::MulFOp::create(b, l, p, q);
+    };
+    auto add = [&](Value p, Value q) -> Value {
+      return arith::AddFOp::create(b, l, p, q);
+    };
+    auto sub = [&](Value p, Value q) -> Value {
+      return arith::SubFOp::create(b, l, p, q);
+    };
+    Value one = cst(b, l, 1.0), ca = cst(b, l, a);
+    // Weight of a tap at distance d in [1, 2) and in [0, 1).
+    auto far = [&](Value d) {
+      return sub(
+          mul(add(mul(sub(mul(ca, d), cst(b, l, 5 * a)), d), cst(b, l, 8 * a)),
+              d),
+          cst(b, l, 4 * a));
+    };
+    auto near = [&](Value d) {
+      return add(
+          mul(mul(sub(mul(cst(b, l, a + 2), d), cst(b, l, a + 3)), d), d), one);
+    };
+    SmallVector<SmallVector<Value, 4>> taps(k), weights(k);
+    for (int64_t j = 0; j < k; ++j) {
+      const AxisInfo &info = infos[j];
+      Value fl = math::FloorOp::create(b, l, coords[j]);
+      Value t = sub(coords[j], fl);
+      Value u = sub(one, t);
+      weights[j] = {far(add(t, one)), near(t), near(u), far(add(u, one))};
+      Value sum;
+      for (int64_t m = 0; m < 4; ++m) {
+        Value pos = add(fl, cst(b, l, double(m - 1)));
+        taps[j].push_back(clampToIndex(b, l, pos, info.inLen));
+        if (!excludeOutside)
+          continue;
+        Value inside = arith::AndIOp::create(
+            b, l,
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, pos,
+                                  cst(b, l, 0.0)),
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, pos,
+                                  toFloat(b, l, info.inLen)));
+        weights[j][m] = arith::SelectOp::create(b, l, inside, weights[j][m],
+                                                cst(b, l, 0.0));
+        sum = sum ? add(sum, weights[j][m]) : weights[j][m];
+      }
+      if (excludeOutside)
+        for (Value &w : weights[j])
+          w = arith::DivFOp::create(b, l, w, sum);
+    }
+    Type elt = cast<RankedTensorType>(x.getType()).getElementType();
+    Value acc = cst(b, l, 0.0);
+    int64_t count = 1;
+    for (int64_t j = 0; j < k; ++j)
+      count *= 4;
+    for (int64_t tap = 0; tap < count; ++tap) {
+      SmallVector<Value> idx(ivs);
+      Value weight = one;
+      for (int64_t j = 0, rest = tap; j < k; ++j, rest /= 4) {
+        idx[infos[j].axis] = taps[j][rest % 4];
+        weight = mul(weight, weights[j][rest % 4]);
+      }
+      Value v = castScalar(b, l, tensor::ExtractOp::create(b, l, x, idx),
+                           b.getF64Type());
+      acc = add(acc, mul(weight, v));
     }
     return castScalar(b, l, acc, elt);
   }

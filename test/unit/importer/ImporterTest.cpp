@@ -350,12 +350,29 @@ TEST(Importer, DropoutIsIdentityUnlessItsMaskIsUsed) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_NE(r.text.find("kiln_graph.Identity"), std::string::npos);
 
+  EXPECT_EQ(r.text.find("kiln_graph.ConstantOfShape"), std::string::npos);
+
+  // A mask that is read is all true, of the input's shape.
   m.node("Not", {"mask"}, {"z"});
   m.output("z");
   r = importBytes(ctx, m.bytes());
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_NE(r.text.find("kiln_graph.ConstantOfShape"), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("dense<true>"), std::string::npos) << r.text;
+}
+
+TEST(Importer, TrainingModeDropoutIsRefused) {
+  ModelBuilder m;
+  m.input("x", kFloat, {4});
+  m.input("ratio", kFloat, {});
+  m.input("training", onnx::TensorProto_DataType_BOOL, {});
+  m.output("y");
+  m.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  MLIRContext ctx;
+  Imported r = importBytes(ctx, m.bytes());
   ASSERT_FALSE(r.ok);
-  EXPECT_NE(r.error.find("unsupported: output #1 'mask' is used"),
-            std::string::npos)
+  EXPECT_NE(r.error.find("Dropout in training mode"), std::string::npos)
       << r.error;
 }
 

@@ -197,3 +197,18 @@ func.func @resize_nearest_round(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32>
   %0 = kiln_graph.Resize %x, %n, %s, %n {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "round_prefer_floor"} : (tensor<1x3x4x5xf32>, none, tensor<4xf32>, none) -> tensor<1x3x8x10xf32>
   return %0 : tensor<1x3x8x10xf32>
 }
+
+// -----
+
+// Cubic Resize reads 4 taps per resized axis (16 for two axes); axes of
+// extent 1 in and out are not resized.
+// CHECK-LABEL: func.func @resize_cubic
+// CHECK: linalg.generic
+// CHECK-COUNT-16: tensor.extract %arg0
+// CHECK-NOT: tensor.extract %arg0
+// CHECK: linalg.yield
+func.func @resize_cubic(%x: tensor<1x1x4x4xf32>, %s: tensor<4xf32>) -> tensor<1x1x8x8xf32> {
+  %n = kiln_graph.NoValue : none
+  %0 = kiln_graph.Resize %x, %n, %s, %n {mode = "cubic"} : (tensor<1x1x4x4xf32>, none, tensor<4xf32>, none) -> tensor<1x1x8x8xf32>
+  return %0 : tensor<1x1x8x8xf32>
+}
