@@ -109,6 +109,10 @@ static cl::opt<std::string>
     tuningDevice("tuning-device", cl::value_desc("device"), cl::sub(compileSub),
                  cl::desc("Use the database's records of this device "
                           "(default: the device with the most records)"));
+static cl::list<std::string> inputShapes(
+    "input-shape", cl::value_desc("NAME=1x3x?x?"), cl::sub(compileSub),
+    cl::sub(importSub), cl::sub(getTuneSubCommand()),
+    cl::desc("Set a graph input's dims (repeatable; ? keeps a dim dynamic)"));
 static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
                             cl::desc("Print the IR after each stage"));
 static cl::opt<bool> verbose("v", cl::sub(compileSub),
@@ -162,7 +166,13 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &ctx,
 static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
                                                      const std::string &path) {
   std::string error;
-  auto module = importer::importOnnxModel(ctx, path, error);
+  importer::ImportOptions options;
+  for (const std::string &shape : inputShapes)
+    if (!importer::parseInputShape(shape, options, error)) {
+      fail(error);
+      return failure();
+    }
+  auto module = importer::importOnnxModel(ctx, path, error, options);
   if (failed(module)) {
     fail(error);
     return failure();

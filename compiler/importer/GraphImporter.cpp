@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/importer/GraphImporter.h"
+#include "compiler/importer/OnnxImporter.h"
 #include "compiler/importer/TensorConversion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,9 +42,37 @@ std::string typeString(Type type) {
 }
 
 GraphImporter::GraphImporter(MLIRContext &ctx, std::string fileName,
-                             int64_t opset, std::string &error)
+                             int64_t opset, std::string &error,
+                             const ImportOptions *options)
     : ctx(ctx), builder(&ctx), fileName(std::move(fileName)), opset(opset),
-      error(error) {}
+      error(error), options(options) {}
+
+LogicalResult GraphImporter::applyInputShape(llvm::StringRef name,
+                                             ValueTypeInfo &info) {
+  auto it = options->inputShapes.find(name.str());
+  if (it == options->inputShapes.end())
+    return success();
+  const llvm::SmallVector<int64_t> &dims = it->second;
+  auto what = [&] { return "--input-shape for " + quoted(name) + ": "; };
+  auto ranked = dyn_cast<RankedTensorType>(info.type);
+  if (ranked && ranked.getRank() != int64_t(dims.size()))
+    return modelError(what() + "the model's input has rank " +
+                      std::to_string(ranked.getRank()) + ", the flag gives " +
+                      std::to_string(dims.size()) + " dims");
+  for (size_t i = 0; ranked && i < dims.size(); ++i) {
+    int64_t have = ranked.getDimSize(i);
+    if (!ShapedType::isDynamic(have) && have != dims[i])
+      return modelError(what() + "dim " + std::to_string(i) + " is " +
+                        std::to_string(have) +
+                        " in the model and cannot be changed");
+  }
+  info.type = RankedTensorType::get(dims, info.type.getElementType());
+  info.dimParams.resize(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (!ShapedType::isDynamic(dims[i]))
+      info.dimParams[i].clear();
+  return success();
+}
 
 LogicalResult GraphImporter::modelError(const llvm::Twine &msg) {
   error = fileName + ": " + msg.str();
@@ -262,10 +291,23 @@ LogicalResult GraphImporter::importGraph(const onnx::GraphProto &g,
     FailureOr<ValueTypeInfo> info = convertTypeProto(ctx, vi.type(), why);
     if (failed(info))
       return modelError("graph input " + quoted(vi.name()) + ": " + why);
+    if (options && failed(applyInputShape(vi.name(), *info)))
+      return failure();
     argTypes.push_back(info->type);
     argInfos.push_back(&vi);
     argTypeInfos.push_back(std::move(*info));
   }
+
+  if (options)
+    for (const auto &[name, dims] : options->inputShapes)
+      if (!inputNames.contains(name) || initializerNames.contains(name)) {
+        std::string known;
+        for (const onnx::ValueInfoProto *vi : argInfos)
+          known += (known.empty() ? "" : ", ") + quoted(vi->name());
+        return modelError("--input-shape names " + quoted(name) +
+                          ", which is not a graph input (inputs: " + known +
+                          ")");
+      }
 
   Location loc = FileLineColLoc::get(&ctx, fileName, 0, 0);
   auto func =

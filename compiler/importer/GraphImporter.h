@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include "compiler/importer/TensorConversion.h"
+
 #include <onnx/onnx_pb.h>
 
 #include <string>
@@ -25,6 +27,8 @@ class OpSchema;
 } // namespace onnx
 
 namespace kiln::importer {
+
+struct ImportOptions;
 
 /// One ONNX node on its way to a kiln_graph op; upgrades rewrite it in place.
 struct NodeForm {
@@ -42,7 +46,7 @@ struct NodeForm {
 class GraphImporter {
 public:
   GraphImporter(mlir::MLIRContext &ctx, std::string fileName, int64_t opset,
-                std::string &error);
+                std::string &error, const ImportOptions *options = nullptr);
 
   /// Fills `module` with `func.func @main` built from `graph`.
   mlir::LogicalResult importGraph(const onnx::GraphProto &graph,
@@ -76,6 +80,9 @@ public:
 
 private:
   mlir::LogicalResult importInitializers(const onnx::GraphProto &graph);
+  /// Applies `--input-shape` to graph input `name` of type `info`.
+  mlir::LogicalResult applyInputShape(llvm::StringRef name,
+                                      ValueTypeInfo &info);
   mlir::LogicalResult importNode(const onnx::NodeProto &node);
   /// libonnx schema checks (input/output counts, attribute names and types)
   /// for opsets libonnx knows.
@@ -98,6 +105,7 @@ private:
   std::string fileName;
   int64_t opset;
   std::string &error;
+  const ImportOptions *options;
 
   const onnx::NodeProto *node = nullptr;
   int nodeIndex = -1;

@@ -24,7 +24,8 @@ namespace kiln::importer {
 FailureOr<OwningOpRef<ModuleOp>>
 importOnnxModelFromBuffer(MLIRContext &ctx, llvm::StringRef bytes,
                           llvm::StringRef displayName, std::string &error,
-                          llvm::StringRef modelDir) {
+                          llvm::StringRef modelDir,
+                          const ImportOptions &options) {
   ctx.loadDialect<kiln::graph::GraphDialect, func::FuncDialect>();
   std::string file = escaped(displayName);
   auto fail = [&](const llvm::Twine &msg) {
@@ -75,7 +76,7 @@ importOnnxModelFromBuffer(MLIRContext &ctx, llvm::StringRef bytes,
   (*module)->setAttr("kiln.opset", b.getI64IntegerAttr(*opset));
   (*module)->setAttr("kiln.producer", b.getStringAttr(producer));
 
-  GraphImporter importer(ctx, file, *opset, error);
+  GraphImporter importer(ctx, file, *opset, error, &options);
   if (failed(importer.importGraph(model.graph(), *module)))
     return failure();
   return module;
@@ -83,7 +84,8 @@ importOnnxModelFromBuffer(MLIRContext &ctx, llvm::StringRef bytes,
 
 FailureOr<OwningOpRef<ModuleOp>> importOnnxModel(MLIRContext &ctx,
                                                  llvm::StringRef modelPath,
-                                                 std::string &error) {
+                                                 std::string &error,
+                                                 const ImportOptions &options) {
   llvm::StringRef path = modelPath;
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
@@ -97,7 +99,37 @@ FailureOr<OwningOpRef<ModuleOp>> importOnnxModel(MLIRContext &ctx,
   if (dir.empty())
     dir = ".";
   return importOnnxModelFromBuffer(ctx, (*buffer)->getBuffer(), path, error,
-                                   dir);
+                                   dir, options);
+}
+
+bool parseInputShape(llvm::StringRef text, ImportOptions &options,
+                     std::string &error) {
+  auto [name, dims] = text.rsplit('=');
+  if (name.empty() || dims.empty() || name == text) {
+    error = "--input-shape '" + text.str() +
+            "': expected NAME=DxDx... (e.g. "
+            "x=1x3x224x224, ? for a dynamic dim)";
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef> parts;
+  dims.split(parts, 'x');
+  llvm::SmallVector<int64_t> shape;
+  for (llvm::StringRef d : parts) {
+    int64_t v;
+    if (d == "?")
+      v = ShapedType::kDynamic;
+    else if (d.getAsInteger(10, v) || v < 0) {
+      error = "--input-shape '" + text.str() + "': '" + d.str() +
+              "' is not a dim (a number, or ? for dynamic)";
+      return false;
+    }
+    shape.push_back(v);
+  }
+  if (!options.inputShapes.emplace(name.str(), shape).second) {
+    error = "--input-shape: input '" + name.str() + "' is given twice";
+    return false;
+  }
+  return true;
 }
 
 } // namespace kiln::importer

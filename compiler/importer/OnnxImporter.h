@@ -12,8 +12,10 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,19 @@ namespace kiln::importer {
 constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 
+/// Choices the user makes at import time.
+struct ImportOptions {
+  /// Graph input name -> dims that replace the model's (ShapedType::kDynamic
+  /// keeps a dim symbolic). Every name must be a graph input, and the rank
+  /// must match; a static dim of the model may not be changed.
+  std::map<std::string, llvm::SmallVector<int64_t>> inputShapes;
+};
+
+/// Parses `--input-shape` values, `NAME=1x3x48x320` with `?` for a dim left
+/// dynamic, into `options`; false with `error` set for a malformed one.
+bool parseInputShape(llvm::StringRef text, ImportOptions &options,
+                     std::string &error);
+
 /// Imports the ONNX model stored at `path`. Loads the kiln_graph and func
 /// dialects into `ctx`. On failure returns `mlir::failure()` and sets `error`
 /// to one line starting with `path`, e.g.
@@ -34,7 +49,7 @@ constexpr int64_t kMaxOpset = 21;
 ///   ints, got floats`.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxModel(mlir::MLIRContext &ctx, llvm::StringRef path,
-                std::string &error);
+                std::string &error, const ImportOptions &options = {});
 
 /// Same as importOnnxModel, from the serialized bytes of a ModelProto;
 /// `displayName` stands in for the file name in messages and locations.
@@ -42,7 +57,8 @@ importOnnxModel(mlir::MLIRContext &ctx, llvm::StringRef path,
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxModelFromBuffer(mlir::MLIRContext &ctx, llvm::StringRef bytes,
                           llvm::StringRef displayName, std::string &error,
-                          llvm::StringRef modelDir = "");
+                          llvm::StringRef modelDir = "",
+                          const ImportOptions &options = {});
 
 /// ONNX ops the importer rewrites into kiln_graph ops of other names
 /// (Dropout into Identity, Upsample into Resize, ...).

@@ -81,6 +81,33 @@ PhaseTimer::~PhaseTimer() {
   llvm::errs() << llvm::formatv("kiln: {0,-36} {1,8:f3} s\n", phase, s.count());
 }
 
+/// When graph inputs have dynamic dims past the batch (the usual reason a
+/// form has no lowering), names them and the flag that fixes them.
+static std::string dynamicInputHint(ModuleOp module) {
+  std::string inputs, flag;
+  module.walk([&](func::FuncOp func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      auto t = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+      if (!t || llvm::none_of(t.getShape().drop_front(), ShapedType::isDynamic))
+        continue;
+      auto name = func.getArgAttrOfType<StringAttr>(i, "kiln.name");
+      std::string n = name ? name.str() : "#" + std::to_string(i);
+      std::string dims;
+      for (auto [k, d] : llvm::enumerate(t.getShape()))
+        dims += (k ? "x" : "") + (ShapedType::isDynamic(d)
+                                      ? "<d" + std::to_string(k) + ">"
+                                      : std::to_string(d));
+      inputs += (inputs.empty() ? "" : ", ") + n + " " + dims;
+      if (flag.empty())
+        flag = "--input-shape " + n + "=" + dims;
+    }
+  });
+  if (inputs.empty())
+    return "";
+  return " (graph inputs with dynamic dims: " + inputs +
+         "; make them static with " + flag + ")";
+}
+
 static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
                              llvm::StringRef stage, bool dump,
                              bool remarks = false, bool verbose = false) {
@@ -100,9 +127,9 @@ static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
           ref.drop_front(at + 22).take_until([](char c) { return c == '\''; });
       // A fused op is the ONNX op it started as (FusedConv: Conv).
       op.consume_front("Fused");
-      return llvm::createStringError(ref.take_front(ref.find("failed")).str() +
-                                     "unsupported op '" + op.str() +
-                                     "': no lowering for this form");
+      return llvm::createStringError(
+          ref.take_front(ref.find("failed")).str() + "unsupported op '" +
+          op.str() + "': no lowering for this form" + dynamicInputHint(module));
     }
     return llvm::createStringError(
         stage + " failed: " + (msg.empty() ? "unknown error" : msg));

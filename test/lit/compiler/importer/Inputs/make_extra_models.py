@@ -64,6 +64,11 @@ def main():
          "dropout_mask_scatter",
          [vi("x", [2, 3]), vi("idx", [2, 1], TensorProto.INT64), vi("upd", [2, 1])],
          [vi("y", [2, 3]), vi("mask", [2, 3], TensorProto.BOOL)], opset=10, check=False)
+    # A convolution over an image of symbolic size: needs --input-shape.
+    w = numpy_helper.from_array(np.ones((2, 1, 3, 3), np.float32), "w")
+    save([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+         "conv_dynamic_hw", [vi("x", ["N", 1, "H", "W"])], [vi("y", ["N", 2, "H", "W"])],
+         [w], opset=13)
 
 
 if __name__ == "__main__":
