@@ -251,6 +251,23 @@ def Graph_LayerNormalizationOp : Graph_Op<"LayerNormalization"> {
   }];
 }
 
+def Graph_InstanceNormalizationOp : Graph_Op<"InstanceNormalization"> {
+  let arguments = (ins Graph_FloatTensor:$input, AnyTensor:$scale,
+                   AnyTensor:$B, DefaultValuedAttr<F32Attr, "1e-5f">:$epsilon);
+  let results = (outs AnyTensor:$output);
+  let inferBody = [{ return ::kiln::graph::inferSameAs(adaptor.getInput(), types); }];
+}
+
+def Graph_LRNOp : Graph_Op<"LRN"> {
+  let summary = "ONNX LRN: x / (bias + alpha / size * sum of squares)^beta";
+  let arguments = (ins Graph_FloatTensor:$X,
+                   DefaultValuedAttr<F32Attr, "0.0001f">:$alpha,
+                   DefaultValuedAttr<F32Attr, "0.75f">:$beta,
+                   DefaultValuedAttr<F32Attr, "1.0f">:$bias, I64Attr:$size);
+  let results = (outs AnyTensor:$Y);
+  let inferBody = [{ return ::kiln::graph::inferSameAs(adaptor.getX(), types); }];
+}
+
 def Graph_SoftmaxOp : Graph_Op<"Softmax"> {
   let arguments = (ins Graph_FloatTensor:$input,
                    DefaultValuedAttr<SI64Attr, "-1">:$axis);

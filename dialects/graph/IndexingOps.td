@@ -132,6 +132,24 @@ def Graph_TileOp : Graph_Op<"Tile"> {
   let inferBody = [{ return ::kiln::graph::inferTile(loc, adaptor, types); }];
 }
 
+def Graph_ReverseSequenceOp : Graph_Op<"ReverseSequence"> {
+  let arguments = (ins AnyTensor:$input, TensorOf<[I64]>:$sequence_lens,
+                   DefaultValuedAttr<I64Attr, "1">:$batch_axis,
+                   DefaultValuedAttr<I64Attr, "0">:$time_axis);
+  let results = (outs AnyTensor:$Y);
+  let inferBody = [{ return ::kiln::graph::inferSameAs(adaptor.getInput(), types); }];
+}
+
+def Graph_TopKOp : Graph_Op<"TopK"> {
+  let summary = "ONNX TopK with a constant K: values and int64 indices";
+  let arguments = (ins AnyTensor:$X, TensorOf<[I64]>:$K,
+                   DefaultValuedAttr<SI64Attr, "-1">:$axis,
+                   DefaultValuedAttr<I64Attr, "1">:$largest,
+                   DefaultValuedAttr<I64Attr, "1">:$sorted);
+  let results = (outs AnyTensor:$Values, TensorOf<[I64]>:$Indices);
+  let inferBody = [{ return ::kiln::graph::inferTopK(loc, adaptor, types); }];
+}
+
 def Graph_GlobalMaxPoolOp : Graph_Op<"GlobalMaxPool"> {
   let arguments = (ins AnyTensor:$X);
   let results = (outs AnyTensor:$Y);

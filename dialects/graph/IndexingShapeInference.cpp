@@ -218,4 +218,28 @@ LogicalResult inferTile(Loc loc, TileOp::Adaptor op, Types &types) {
   return push(types, shape, eltOf(op.getInput()));
 }
 
+LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types) {
+  auto x = rankedOrNull(op.getX());
+  Type elt = eltOf(op.getX());
+  Type i64 = IntegerType::get(op.getX().getContext(), 64);
+  if (!x) {
+    push(types, std::nullopt, elt);
+    return push(types, std::nullopt, i64);
+  }
+  auto axis = normalizeAxis(loc, op.getAxis(), x.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(x.getShape());
+  shape[*axis] = kDyn;
+  if (auto k = getConstantInts(op.getK()); k && k->size() == 1) {
+    int64_t n = x.getDimSize(*axis);
+    if ((*k)[0] < 0 || (!ShapedType::isDynamic(n) && (*k)[0] > n))
+      return emitOptionalError(loc, "K = ", (*k)[0], " is out of range for ", n,
+                               " elements");
+    shape[*axis] = (*k)[0];
+  }
+  push(types, ArrayRef<int64_t>(shape), elt);
+  return push(types, ArrayRef<int64_t>(shape), i64);
+}
+
 } // namespace kiln::graph

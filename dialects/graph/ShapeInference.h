@@ -153,6 +153,7 @@ mlir::LogicalResult inferBlockRearrange(Loc loc, mlir::Value x,
                                         int64_t blocksize, bool toSpace,
                                         Types &types);
 mlir::LogicalResult inferTile(Loc loc, TileOp::Adaptor op, Types &types);
+mlir::LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types);
 
 /// Computed static bounds of a Slice along every axis of `shape`, following
 /// ONNX clamping rules. Needs constant starts/ends/axes/steps.

@@ -429,20 +429,60 @@ struct BlockRearrangeLowering : OpConversionPattern<Op> {
   }
 };
 
+/// out[t, b] = in[len[b] - 1 - t, b] for t < len[b], else in[t, b] (along
+/// time_axis and batch_axis).
+struct ReverseSequenceLowering : OpConversionPattern<g::ReverseSequenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(g::ReverseSequenceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value input = adaptor.getInput(), lens = adaptor.getSequenceLens();
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    int64_t t = op.getTimeAxis(), bAxis = op.getBatchAxis();
+    if (!type || type.getRank() < 2 || t < 0 || bAxis < 0 ||
+        t >= type.getRank() || bAxis >= type.getRank() || t == bAxis)
+      return rewriter.notifyMatchFailure(op, "unsupported axes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap lensMap =
+        AffineMap::get(type.getRank(), 0, getAffineDimExpr(bAxis, ctx));
+    rewriter.replaceOp(
+        op,
+        createGatherGeneric(
+            rewriter, loc, type, dynamicDimsLike(rewriter, loc, type, input),
+            input, lens, lensMap,
+            [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange a) {
+              Value len = toIndex(b, l, a[0]);
+              Value rev = arith::SubIOp::create(
+                  b, l, arith::SubIOp::create(b, l, len, ivs[t]),
+                  indexConstant(b, l, 1));
+              Value inSeq = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::slt, ivs[t], len);
+              SmallVector<Value> idx(ivs);
+              idx[t] = arith::SelectOp::create(b, l, inSeq, rev, ivs[t]);
+              return idx;
+            }));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateGeneratorPatterns(GraphTypeConverter &converter,
                                RewritePatternSet &patterns);
+void populateTopKPatterns(GraphTypeConverter &converter,
+                          RewritePatternSet &patterns);
 
 void populateIndexingPatterns(GraphTypeConverter &converter,
                               RewritePatternSet &patterns) {
-  patterns
-      .add<GatherElementsLowering, GatherNDLowering, ScatterElementsLowering,
-           ScatterNDLowering, OneHotLowering, TileLowering,
-           BlockRearrangeLowering<g::DepthToSpaceOp, /*ToSpace=*/true>,
-           BlockRearrangeLowering<g::SpaceToDepthOp, /*ToSpace=*/false>>(
-          converter, patterns.getContext());
+  patterns.add<GatherElementsLowering, GatherNDLowering,
+               ScatterElementsLowering, ScatterNDLowering, OneHotLowering,
+               TileLowering, ReverseSequenceLowering,
+               BlockRearrangeLowering<g::DepthToSpaceOp, /*ToSpace=*/true>,
+               BlockRearrangeLowering<g::SpaceToDepthOp, /*ToSpace=*/false>>(
+      converter, patterns.getContext());
   populateGeneratorPatterns(converter, patterns);
+  populateTopKPatterns(converter, patterns);
 }
 
 } // namespace kiln

@@ -3,7 +3,9 @@
 // BatchNormalization (inference) folds its four parameter vectors into a
 // per-channel scale and shift, then applies x * scale + shift.
 // LayerNormalization computes mean and variance over the trailing dims in at
-// least f32 (two passes, for stability), then normalizes, scales and shifts.
+// least f32 (two passes, for stability), then normalizes, scales and shifts;
+// InstanceNormalization is the same over the spatial dims. LRN sums squares
+// over a window of channels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +103,110 @@ struct BatchNormLowering : OpConversionPattern<g::BatchNormalizationOp> {
   }
 };
 
+/// (x - mean) / sqrt(var + eps) with the statistics over dims [axis, rank)
+/// in at least f32 (two passes, for stability), times `affine[0]` and plus
+/// `affine[1]` (when given), each read through its map.
+Value normalizeTrailingDims(OpBuilder &rewriter, Location loc, Value x,
+                            int64_t axis, double epsilon,
+                            ArrayRef<Value> affine,
+                            ArrayRef<AffineMap> affineMaps) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type elt = type.getElementType();
+  // Statistics in f32, or in the input type when that is wider.
+  Type ct = elt.getIntOrFloatBitWidth() > 32 ? elt : rewriter.getF32Type();
+
+  // Loops over all dims; the statistics live on the leading `axis` dims.
+  SmallVector<int64_t> lead = llvm::to_vector(llvm::seq<int64_t>(0, axis));
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+  SmallVector<AffineExpr> leadExprs;
+  for (int64_t d : lead)
+    leadExprs.push_back(getAffineDimExpr(d, ctx));
+  AffineMap stat = AffineMap::get(rank, 0, leadExprs, ctx);
+  SmallVector<utils::IteratorType> reduceIters = parallelIters(rank);
+  for (int64_t i = axis; i < rank; ++i)
+    reduceIters[i] = utils::IteratorType::reduction;
+
+  Value invN = arith::DivFOp::create(
+      rewriter, loc, createScalarConstant(rewriter, loc, ct, 1.0),
+      createElementCount(rewriter, loc, x,
+                         llvm::to_vector(llvm::seq<int64_t>(axis, rank)), ct));
+  Value zero = createScalarConstant(rewriter, loc, ct, 0.0);
+  auto zeroStat = [&]() {
+    Value e = createEmptyFromDims(rewriter, loc, x, lead, ct);
+    return linalg::FillOp::create(rewriter, loc, zero, e).getResult(0);
+  };
+
+  // Pass 1: sum of x.
+  Value sumInit = zeroStat();
+  Value sum = linalg::GenericOp::create(
+                  rewriter, loc, sumInit.getType(), x, sumInit,
+                  ArrayRef<AffineMap>{id, stat}, reduceIters,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value v = castScalar(b, l, a[0], ct);
+                    linalg::YieldOp::create(
+                        b, l, arith::AddFOp::create(b, l, a[1], v).getResult());
+                  })
+                  .getResult(0);
+  // Pass 2: sum of squared deviations from the mean.
+  Value sq = linalg::GenericOp::create(
+                 rewriter, loc, sum.getType(), ValueRange{x, sum}, zeroStat(),
+                 ArrayRef<AffineMap>{id, stat, stat}, reduceIters,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value mean = arith::MulFOp::create(b, l, a[1], invN);
+                   Value d = arith::SubFOp::create(
+                       b, l, castScalar(b, l, a[0], ct), mean);
+                   Value d2 = arith::MulFOp::create(b, l, d, d);
+                   linalg::YieldOp::create(
+                       b, l, arith::AddFOp::create(b, l, a[2], d2).getResult());
+                 })
+                 .getResult(0);
+  // Per row: mean and 1 / sqrt(var + eps).
+  Value eps = createScalarConstant(rewriter, loc, ct, epsilon);
+  AffineMap statId = rewriter.getMultiDimIdentityMap(axis);
+  Value meanInit = createEmptyFromDims(rewriter, loc, x, lead, ct);
+  Value rstdInit = createEmptyFromDims(rewriter, loc, x, lead, ct);
+  auto stats = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{sum.getType(), sum.getType()},
+      ValueRange{sum, sq}, ValueRange{meanInit, rstdInit},
+      SmallVector<AffineMap>(4, statId), parallelIters(axis),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value mean = arith::MulFOp::create(b, l, a[0], invN);
+        Value var = arith::MulFOp::create(b, l, a[1], invN);
+        Value std =
+            math::SqrtOp::create(b, l, arith::AddFOp::create(b, l, var, eps));
+        Value one = createScalarConstant(b, l, ct, 1.0);
+        Value rstd = arith::DivFOp::create(b, l, one, std);
+        linalg::YieldOp::create(b, l, ValueRange{mean, rstd});
+      });
+
+  // y = (x - mean) * rstd * Scale + B.
+  SmallVector<Value> inputs = {x, stats.getResult(0), stats.getResult(1)};
+  SmallVector<AffineMap> maps = {id, stat, stat};
+  llvm::append_range(inputs, affine);
+  llvm::append_range(maps, affineMaps);
+  maps.push_back(id);
+  Value init = createEmptyFromDims(rewriter, loc, x, all, elt);
+  bool hasBias = affine.size() == 2;
+  Value result =
+      linalg::GenericOp::create(
+          rewriter, loc, type, inputs, init, maps, parallelIters(rank),
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            Value d =
+                arith::SubFOp::create(b, l, castScalar(b, l, a[0], ct), a[1]);
+            Value n = arith::MulFOp::create(b, l, d, a[2]);
+            Value y =
+                arith::MulFOp::create(b, l, n, castScalar(b, l, a[3], ct));
+            if (hasBias)
+              y = arith::AddFOp::create(b, l, y, castScalar(b, l, a[4], ct));
+            linalg::YieldOp::create(b, l, castScalar(b, l, y, elt));
+          })
+          .getResult(0);
+  return result;
+}
+
 struct LayerNormLowering : OpConversionPattern<g::LayerNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -127,102 +233,129 @@ struct LayerNormLowering : OpConversionPattern<g::LayerNormalizationOp> {
           !isa<FloatType>(t.getElementType()))
         return rewriter.notifyMatchFailure(op, "unsupported Scale/B");
     }
-    Type elt = type.getElementType();
-    // Statistics in f32, or in the input type when that is wider.
-    Type ct = elt.getIntOrFloatBitWidth() > 32 ? elt : rewriter.getF32Type();
-
-    // Loops over all dims; the statistics live on the leading `axis` dims.
-    SmallVector<int64_t> lead = llvm::to_vector(llvm::seq<int64_t>(0, axis));
-    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    SmallVector<AffineExpr> leadExprs;
-    for (int64_t d : lead)
-      leadExprs.push_back(getAffineDimExpr(d, ctx));
-    AffineMap stat = AffineMap::get(rank, 0, leadExprs, ctx);
-    SmallVector<utils::IteratorType> reduceIters = parallelIters(rank);
-    for (int64_t i = axis; i < rank; ++i)
-      reduceIters[i] = utils::IteratorType::reduction;
-
-    Value invN = arith::DivFOp::create(
-        rewriter, loc, createScalarConstant(rewriter, loc, ct, 1.0),
-        createElementCount(rewriter, loc, x,
-                           llvm::to_vector(llvm::seq<int64_t>(axis, rank)),
-                           ct));
-    Value zero = createScalarConstant(rewriter, loc, ct, 0.0);
-    auto zeroStat = [&]() {
-      Value e = createEmptyFromDims(rewriter, loc, x, lead, ct);
-      return linalg::FillOp::create(rewriter, loc, zero, e).getResult(0);
-    };
-
-    // Pass 1: sum of x.
-    Value sumInit = zeroStat();
-    Value sum =
-        linalg::GenericOp::create(
-            rewriter, loc, sumInit.getType(), x, sumInit,
-            ArrayRef<AffineMap>{id, stat}, reduceIters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value v = castScalar(b, l, a[0], ct);
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, a[1], v).getResult());
-            })
-            .getResult(0);
-    // Pass 2: sum of squared deviations from the mean.
-    Value sq =
-        linalg::GenericOp::create(
-            rewriter, loc, sum.getType(), ValueRange{x, sum}, zeroStat(),
-            ArrayRef<AffineMap>{id, stat, stat}, reduceIters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value mean = arith::MulFOp::create(b, l, a[1], invN);
-              Value d =
-                  arith::SubFOp::create(b, l, castScalar(b, l, a[0], ct), mean);
-              Value d2 = arith::MulFOp::create(b, l, d, d);
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, a[2], d2).getResult());
-            })
-            .getResult(0);
-    // Per row: mean and 1 / sqrt(var + eps).
-    Value eps = createScalarConstant(rewriter, loc, ct,
-                                     op.getEpsilon().convertToDouble());
-    AffineMap statId = rewriter.getMultiDimIdentityMap(axis);
-    Value meanInit = createEmptyFromDims(rewriter, loc, x, lead, ct);
-    Value rstdInit = createEmptyFromDims(rewriter, loc, x, lead, ct);
-    auto stats = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{sum.getType(), sum.getType()},
-        ValueRange{sum, sq}, ValueRange{meanInit, rstdInit},
-        SmallVector<AffineMap>(4, statId), parallelIters(axis),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value mean = arith::MulFOp::create(b, l, a[0], invN);
-          Value var = arith::MulFOp::create(b, l, a[1], invN);
-          Value std =
-              math::SqrtOp::create(b, l, arith::AddFOp::create(b, l, var, eps));
-          Value one = createScalarConstant(b, l, ct, 1.0);
-          Value rstd = arith::DivFOp::create(b, l, one, std);
-          linalg::YieldOp::create(b, l, ValueRange{mean, rstd});
-        });
-
-    // y = (x - mean) * rstd * Scale + B.
-    SmallVector<Value> inputs = {x, stats.getResult(0), stats.getResult(1)};
-    SmallVector<AffineMap> maps = {id, stat, stat};
-    for (Value v : affine) {
-      inputs.push_back(v);
+    SmallVector<AffineMap> maps;
+    for (Value v : affine)
       maps.push_back(
           getBroadcastMap(ctx, cast<RankedTensorType>(v.getType()), rank));
+    Value result =
+        normalizeTrailingDims(rewriter, loc, x, axis,
+                              op.getEpsilon().convertToDouble(), affine, maps);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Statistics per (n, c) over the spatial dims, as a LayerNormalization at
+/// axis 2, with the scale and bias per channel.
+struct InstanceNormLowering : OpConversionPattern<g::InstanceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(g::InstanceNormalizationOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput();
+    auto type = dyn_cast<RankedTensorType>(x.getType());
+    if (!type || type.getRank() < 3 || !isa<FloatType>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "needs a float tensor, rank >= 3");
+    SmallVector<Value> affine = {adaptor.getScale(), adaptor.getB()};
+    for (Value v : affine) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != 1)
+        return rewriter.notifyMatchFailure(op, "scale and B must be 1-D");
     }
-    maps.push_back(id);
-    Value init = createEmptyFromDims(rewriter, loc, x, all, elt);
-    bool hasBias = affine.size() == 2;
+    int64_t rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+    rewriter.replaceOp(
+        op, normalizeTrailingDims(rewriter, op.getLoc(), x, /*axis=*/2,
+                                  op.getEpsilon().convertToDouble(), affine,
+                                  {channel, channel}));
+    return success();
+  }
+};
+
+/// The sum of squares over a window of `size` channels (one generic with a
+/// reduction loop over the window; channels past the edges count 0), then
+/// x / (bias + alpha / size * sum)^beta.
+struct LRNLowering : OpConversionPattern<g::LRNOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(g::LRNOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto type = dyn_cast<RankedTensorType>(x.getType());
+    int64_t size = op.getSize();
+    if (!type || type.getRank() < 2 || size < 1)
+      return rewriter.notifyMatchFailure(op, "needs rank >= 2 and size >= 1");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = type.getRank();
+    Type elt = type.getElementType();
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    Value zero = createScalarConstant(rewriter, loc, elt, 0.0);
+    Value sqInit =
+        linalg::FillOp::create(rewriter, loc, zero,
+                               createEmptyFromDims(rewriter, loc, x, all, elt))
+            .getResult(0);
+    // Loop `rank` walks the window; a tensor of its extent carries it.
+    Value window = tensor::EmptyOp::create(rewriter, loc, {size}, elt);
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    AffineMap out = AffineMap::get(rank + 1, 0, outExprs, ctx);
+    AffineMap win = AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx));
+    SmallVector<utils::IteratorType> iters = parallelIters(rank);
+    iters.push_back(utils::IteratorType::reduction);
+    Value channels = tensor::DimOp::create(rewriter, loc, x, 1);
+    int64_t before = (size - 1) / 2;
+    Value sq =
+        linalg::GenericOp::create(
+            rewriter, loc, type, window, sqInit, ArrayRef<AffineMap>{win, out},
+            iters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              SmallVector<Value> idx;
+              for (int64_t i = 0; i < rank; ++i)
+                idx.push_back(linalg::IndexOp::create(b, l, i));
+              Value k = linalg::IndexOp::create(b, l, rank);
+              // c - before + k, compared signed so that it may go below 0.
+              Value ch = arith::SubIOp::create(
+                  b, l, arith::AddIOp::create(b, l, idx[1], k),
+                  arith::ConstantIndexOp::create(b, l, before));
+              Value inside = arith::AndIOp::create(
+                  b, l,
+                  arith::CmpIOp::create(
+                      b, l, arith::CmpIPredicate::sge, ch,
+                      arith::ConstantIndexOp::create(b, l, 0)),
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, ch,
+                                        channels));
+              Value safe = arith::SelectOp::create(
+                  b, l, inside, ch, arith::ConstantIndexOp::create(b, l, 0));
+              idx[1] = safe;
+              Value v = tensor::ExtractOp::create(b, l, x, idx);
+              Value v2 = arith::MulFOp::create(b, l, v, v);
+              v2 = arith::SelectOp::create(b, l, inside, v2,
+                                           createScalarConstant(b, l, elt, 0));
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, a[1], v2).getResult());
+            })
+            .getResult(0);
+    double alpha = op.getAlpha().convertToDouble() / double(size);
+    double beta = op.getBeta().convertToDouble();
+    double bias = op.getBias().convertToDouble();
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, type, inputs, init, maps, parallelIters(rank),
+            rewriter, loc, type, ValueRange{x, sq},
+            createEmptyFromDims(rewriter, loc, x, all, elt),
+            ArrayRef<AffineMap>{id, id, id}, parallelIters(rank),
             [&](OpBuilder &b, Location l, ValueRange a) {
-              Value d =
-                  arith::SubFOp::create(b, l, castScalar(b, l, a[0], ct), a[1]);
-              Value n = arith::MulFOp::create(b, l, d, a[2]);
-              Value y =
-                  arith::MulFOp::create(b, l, n, castScalar(b, l, a[3], ct));
-              if (hasBias)
-                y = arith::AddFOp::create(b, l, y, castScalar(b, l, a[4], ct));
-              linalg::YieldOp::create(b, l, castScalar(b, l, y, elt));
+              Value d = arith::AddFOp::create(
+                  b, l, createScalarConstant(b, l, elt, bias),
+                  arith::MulFOp::create(
+                      b, l, createScalarConstant(b, l, elt, alpha), a[1]));
+              Value p = math::PowFOp::create(
+                  b, l, d, createScalarConstant(b, l, elt, beta));
+              linalg::YieldOp::create(
+                  b, l, arith::DivFOp::create(b, l, a[0], p).getResult());
             })
             .getResult(0);
     rewriter.replaceOp(op, result);
@@ -234,8 +367,8 @@ struct LayerNormLowering : OpConversionPattern<g::LayerNormalizationOp> {
 
 void populateNormalizationLoweringPatterns(GraphTypeConverter &converter,
                                            RewritePatternSet &patterns) {
-  patterns.add<BatchNormLowering, LayerNormLowering>(converter,
-                                                     patterns.getContext());
+  patterns.add<BatchNormLowering, LayerNormLowering, InstanceNormLowering,
+               LRNLowering>(converter, patterns.getContext());
 }
 
 } // namespace kiln

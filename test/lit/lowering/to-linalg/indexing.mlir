@@ -98,3 +98,36 @@ func.func @triu(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
   %0 = kiln_graph.Trilu %x, %none : (tensor<4x5xf32>, none) -> tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
 }
+
+// -----
+
+// TopK: ranks by counting the elements before each one (ties by index),
+// then a loop nest writes ranks below K.
+// CHECK-LABEL: func.func @topk
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpi ult
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[KEEP:.*]] = arith.cmpi slt, %{{.*}}, %c2_i64
+// CHECK: scf.if %[[KEEP]]
+// CHECK: tensor.insert
+// CHECK: tensor.insert
+func.func @topk(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
+  %k = kiln_graph.Constant {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %v, %i = kiln_graph.TopK %x, %k : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+  return %v, %i : tensor<3x2xf32>, tensor<3x2xi64>
+}
+
+// -----
+
+// ReverseSequence reads index len - 1 - t inside each sequence, t beyond it.
+// CHECK-LABEL: func.func @reverse_sequence
+// CHECK: linalg.generic
+// CHECK: arith.subi
+// CHECK: %[[IN:.*]] = arith.cmpi slt
+// CHECK: arith.select %[[IN]]
+func.func @reverse_sequence(%x: tensor<4x2xf32>, %l: tensor<2xi64>) -> tensor<4x2xf32> {
+  %0 = kiln_graph.ReverseSequence %x, %l : (tensor<4x2xf32>, tensor<2xi64>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}

@@ -50,3 +50,32 @@ func.func @layernorm_axis0(%x: tensor<3x4xf32>, %g: tensor<3x4xf32>) -> tensor<3
   %0 = kiln_graph.LayerNormalization %x, %g, %none {axis = 0 : si64} : (tensor<3x4xf32>, tensor<3x4xf32>, none) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// InstanceNormalization: statistics per (n, c) over the spatial dims, the
+// scale and bias read per channel.
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @instance_norm
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #[[CH]], #[[CH]], #{{.*}}]
+func.func @instance_norm(%x: tensor<2x3x4x5xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = kiln_graph.InstanceNormalization %x, %s, %b : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// LRN: squares summed over a window of channels (a reduction loop), those
+// past the edges masked out; then divided by (bias + alpha/size sum)^beta.
+// CHECK-LABEL: func.func @lrn
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[WIN]] : tensor<3xf32>)
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi slt
+// CHECK: math.powf
+func.func @lrn(%x: tensor<1x5x2x2xf32>) -> tensor<1x5x2x2xf32> {
+  %0 = kiln_graph.LRN %x {size = 3 : i64} : (tensor<1x5x2x2xf32>) -> tensor<1x5x2x2xf32>
+  return %0 : tensor<1x5x2x2xf32>
+}
