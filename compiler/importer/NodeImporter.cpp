@@ -66,6 +66,10 @@ std::optional<unsigned> fixedOperandCount(RegisteredOperationName name) {
     return 5;
   if (name.hasTrait<OpTrait::NOperands<6>::Impl>())
     return 6;
+  if (name.hasTrait<OpTrait::NOperands<7>::Impl>())
+    return 7;
+  if (name.hasTrait<OpTrait::NOperands<8>::Impl>())
+    return 8;
   return std::nullopt;
 }
 

@@ -14,6 +14,7 @@ include "dialects/graph/TensorOps.td"
 include "dialects/graph/MathOps.td"
 include "dialects/graph/IndexingOps.td"
 include "dialects/graph/QuantOps.td"
+include "dialects/graph/RecurrentOps.td"
 
 //===----------------------------------------------------------------------===//
 // Graph plumbing

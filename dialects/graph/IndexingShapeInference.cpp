@@ -218,6 +218,45 @@ LogicalResult inferTile(Loc loc, TileOp::Adaptor op, Types &types) {
   return push(types, shape, eltOf(op.getInput()));
 }
 
+LogicalResult inferRecurrent(Loc loc, Value x, Value r, StringRef direction,
+                             std::optional<uint64_t> hiddenSize, int64_t layout,
+                             int numStates, Types &types) {
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return emitOptionalError(loc, "unknown direction '", direction, "'");
+  if (layout != 0 && layout != 1)
+    return emitOptionalError(loc, "layout must be 0 or 1");
+  auto xt = rankedOrNull(x);
+  auto rt = rankedOrNull(r);
+  Type elt = eltOf(x);
+  int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  int64_t hidden = hiddenSize ? int64_t(*hiddenSize) : kDyn;
+  if (rt && rt.getRank() == 3 && !rt.isDynamicDim(2)) {
+    if (hiddenSize && rt.getDimSize(2) != hidden)
+      return emitOptionalError(loc, "hidden_size ", hidden,
+                               " does not match R's last dim ",
+                               rt.getDimSize(2));
+    hidden = rt.getDimSize(2);
+  }
+  if (xt && xt.getRank() != 3)
+    return emitOptionalError(loc, "X must be 3-D, got rank ", xt.getRank());
+  int64_t seq = kDyn, batch = kDyn;
+  if (xt) {
+    seq = xt.getDimSize(layout == 0 ? 0 : 1);
+    batch = xt.getDimSize(layout == 0 ? 1 : 0);
+  }
+  SmallVector<int64_t> y = layout == 0
+                               ? SmallVector<int64_t>{seq, dirs, batch, hidden}
+                               : SmallVector<int64_t>{batch, seq, dirs, hidden};
+  SmallVector<int64_t> h = layout == 0
+                               ? SmallVector<int64_t>{dirs, batch, hidden}
+                               : SmallVector<int64_t>{batch, dirs, hidden};
+  push(types, ArrayRef<int64_t>(y), elt);
+  for (int i = 0; i < numStates; ++i)
+    push(types, ArrayRef<int64_t>(h), elt);
+  return success();
+}
+
 LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types) {
   auto x = rankedOrNull(op.getX());
   Type elt = eltOf(op.getX());

@@ -153,6 +153,11 @@ mlir::LogicalResult inferBlockRearrange(Loc loc, mlir::Value x,
                                         int64_t blocksize, bool toSpace,
                                         Types &types);
 mlir::LogicalResult inferTile(Loc loc, TileOp::Adaptor op, Types &types);
+/// RNN/GRU/LSTM: Y, then `numStates` state outputs (Y_h, Y_c).
+mlir::LogicalResult inferRecurrent(Loc loc, mlir::Value x, mlir::Value r,
+                                   llvm::StringRef direction,
+                                   std::optional<uint64_t> hiddenSize,
+                                   int64_t layout, int numStates, Types &types);
 mlir::LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types);
 
 /// Computed static bounds of a Slice along every axis of `shape`, following

@@ -35,6 +35,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Bufferize (outputs are already caller buffers), then free intermediates.
   addUpstream(pm, "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
+                  "allow-return-allocs-from-loops "
                   "function-boundary-type-conversion=identity-layout-map},"
                   "canonicalize");
   pm.addPass(createPlanMemory());

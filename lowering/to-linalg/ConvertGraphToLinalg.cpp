@@ -48,6 +48,7 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
   populateQuantizationLoweringPatterns(converter, patterns);
   populateMatMulLoweringPatterns(converter, patterns);
   populateEinsumLoweringPatterns(converter, patterns);
+  populateRecurrentLoweringPatterns(converter, patterns);
   populateConvPoolLoweringPatterns(converter, patterns);
   populateNormalizationLoweringPatterns(converter, patterns);
   populateReductionLoweringPatterns(converter, patterns);

@@ -27,6 +27,8 @@ void populateQuantizationLoweringPatterns(GraphTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
 void populateEinsumLoweringPatterns(GraphTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+void populateRecurrentLoweringPatterns(GraphTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
 void populateMatMulLoweringPatterns(GraphTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateConvPoolLoweringPatterns(GraphTypeConverter &converter,
