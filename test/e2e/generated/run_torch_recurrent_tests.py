@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""torch-exported recurrent models through kiln, checked against ONNX Runtime and torch.
+
+    /usr/bin/python3 test/e2e/generated/run_torch_recurrent_tests.py --kiln build/bin/kiln
+        [--ort-dir build/ort] [--tol 1e-4] [--keep]
+
+Each case is a torch.nn LSTM/GRU/RNN (seeded random weights) exported to ONNX at opset 14
+as torch writes it (the ONNX recurrent op plus the Shape/Gather/Concat plumbing around
+it). Models exported with a dynamic sequence length and batch are compiled as exported,
+once per tested shape with `--input-shape x=...` (outputs whose dims are not tied to an
+input's by name cannot stay symbolic in the library ABI yet); the static one as is.
+torch's own output must match ONNX Runtime's first (so the
+export is right), then kiln's output is compared with ONNX Runtime's: max |kiln - ort|
+over max |ort| per output, <= --tol.
+Prints one line per case and input shape and `N passed, N failed`.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import e2e_common as e2e  # noqa: E402
+
+SEED = 2718
+
+# name: (module kind, kwargs, run shapes, dynamic axes exported)
+CASES = {
+    "lstm_2layer_bidirectional_batch_first": (
+        "LSTM", dict(input_size=10, hidden_size=16, num_layers=2, bidirectional=True,
+                     batch_first=True), [(3, 7, 10), (1, 12, 10)], True),
+    "gru_seq_first": ("GRU", dict(input_size=8, hidden_size=12), [(5, 2, 8), (9, 2, 8)], True),
+    "rnn_relu_static": ("RNN", dict(input_size=6, hidden_size=9, nonlinearity="relu"),
+                        [(4, 3, 6)], False),
+}
+
+
+def export(kind, kwargs, shape, dynamic, path):
+    import torch
+    torch.manual_seed(SEED)
+    module = getattr(torch.nn, kind)(**kwargs).eval()
+    x = torch.randn(*shape)
+    axes = None
+    if dynamic:
+        batch_first = kwargs.get("batch_first", False)
+        axes = {"x": {0: "batch", 1: "seq"} if batch_first else {0: "seq", 1: "batch"}}
+    torch.onnx.export(module, (x,), path, input_names=["x"], output_names=["y", "h"]
+                      if kind != "LSTM" else ["y", "h", "c"], opset_version=14,
+                      dynamic_axes=axes)
+    return module
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kiln", default=os.path.join(e2e.REPO_ROOT, "build", "bin", "kiln"))
+    ap.add_argument("--ort-dir", default=None)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("skipped: python3-torch is not installed")
+        return 77
+
+    work_root = tempfile.mkdtemp(prefix="kiln-torch-rnn-")
+    passed = failed = 0
+    for name, (kind, kwargs, shapes, dynamic) in CASES.items():
+        work = os.path.join(work_root, name)
+        os.makedirs(work)
+        model_path = os.path.join(work, "model.onnx")
+        module = export(kind, kwargs, shapes[0], dynamic, model_path)
+        rng = np.random.default_rng(SEED)
+        for k, shape in enumerate(shapes):
+            so = os.path.join(work, f"model{k}.so")
+            shape_flag = (["--input-shape", "x=" + "x".join(map(str, shape))]
+                          if dynamic else [])
+            r = e2e.run_command([args.kiln, "compile", model_path, "-o", so, "--cpu",
+                                 "native"] + shape_flag, timeout=600)
+            if r.returncode != 0:
+                print(f"FAIL {name} {list(shape)}: kiln compile: {r.first_error_line()}")
+                failed += 1
+                continue
+            x = rng.standard_normal(shape).astype(np.float32)
+            xin = os.path.join(work, f"x{k}.npy")
+            np.save(xin, x)
+            with torch.no_grad():
+                ref = [t.numpy() for t in
+                       (lambda o: [o[0]] + (list(o[1]) if isinstance(o[1], tuple)
+                                            else [o[1]]))(module(torch.from_numpy(x)))]
+            rr, ort_paths = e2e.ort_run(model_path, [xin], os.path.join(work, f"ort{k}"),
+                                        ort_dir=args.ort_dir,
+                                        extra=["--opt-level", "disabled"])
+            if rr.returncode != 0:
+                print(f"FAIL {name} {shape}: ONNX Runtime: {rr.first_error_line()}")
+                failed += 1
+                continue
+            ort = [np.load(p) for p in ort_paths]
+            outs = [os.path.join(work, f"kiln{k}_{i}.npy") for i in range(len(ort))]
+            argv = [args.kiln, "run", so, "--input", xin]
+            for p in outs:
+                argv += ["--output", p]
+            rk = e2e.run_command(argv, timeout=600)
+            if rk.returncode != 0:
+                print(f"FAIL {name} {shape}: kiln run: {rk.first_error_line()}")
+                failed += 1
+                continue
+            problems = []
+            worst = 0.0
+            for i, (o, t) in enumerate(zip(ort, ref)):
+                _, export_err = e2e.relative_error(t, o)
+                if export_err > args.tol:
+                    problems.append(f"output {i}: torch and ORT differ by {export_err:.3g}")
+                got = e2e.load_tensor(outs[i])
+                if got.shape != o.shape:
+                    problems.append(f"output {i}: shape {got.shape} != {o.shape}")
+                    continue
+                _, rel = e2e.relative_error(got, o)
+                worst = max(worst, rel)
+                if rel > args.tol:
+                    problems.append(f"output {i}: max rel err {rel:.3g}")
+            ok = not problems
+            print(f"{'PASS' if ok else 'FAIL'} {name} {list(shape)}: "
+                  + (f"max rel err {worst:.3g}" if ok else "; ".join(problems)), flush=True)
+            passed += ok
+            failed += not ok
+    if args.keep:
+        print(f"work dir: {work_root}")
+    else:
+        shutil.rmtree(work_root, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
