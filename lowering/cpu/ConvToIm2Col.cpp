@@ -624,8 +624,16 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     SmallVector<linalg::GenericOp> contractions;
+    // Only contractions with one dim per role (at most one batch dim): the
+    // upstream specializer would make a batch_matmul of a contraction with
+    // two batch dims ([B, H, M, K] x [B, H, K, N], attention heads).
     getOperation().walk([&](linalg::GenericOp op) {
-      if (linalg::isaContractionOpInterface(op))
+      if (!linalg::isaContractionOpInterface(op))
+        return;
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(op);
+      if (succeeded(dims) && dims->batch.size() <= 1 && dims->m.size() == 1 &&
+          dims->n.size() == 1 && dims->k.size() == 1)
         contractions.push_back(op);
     });
     for (linalg::GenericOp op : contractions) {

@@ -102,8 +102,8 @@ class Emulator:
         return e2e.run_command(argv, timeout=timeout)
 
 
-def compile_model(args, model, so):
-    argv = [args.kiln, "compile", model, "-o", so, "--target", args.target]
+def compile_model(args, model, so, extra=()):
+    argv = [args.kiln, "compile", model, "-o", so, "--target", args.target] + list(extra)
     if args.cpu:
         argv += ["--cpu", args.cpu]
     return e2e.run_command(argv, timeout=args.timeout)
@@ -166,10 +166,8 @@ def run_cnn(args, emu, work_root):
                           extra=["--opt-level", "disabled"], timeout=args.timeout)
     if r.returncode != 0:
         return Result(label, "CNN", "skip", f"no ONNX Runtime reference: {r.first_error_line()}")
-    static = os.path.join(work, "static.onnx")
-    real.with_static_inputs(model, arrays, static)
     so = os.path.join(work, "model.so")
-    r = compile_model(args, static, so)
+    r = compile_model(args, model, so, real.input_shape_flags(model, arrays))
     if r.returncode != 0:
         return Result(label, "CNN", "fail", "compile: " + r.first_error_line())
     outs = [os.path.join(work, f"output_{k}.npy") for k in range(len(refs))]

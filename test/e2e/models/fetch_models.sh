@@ -5,7 +5,8 @@
 #
 # Writes DIR/ch_ppocr_mobile_v2.0_cls_infer.onnx (MobileNetV3 text-direction classifier,
 # opset 9, input 1x3x48x192) and DIR/ch_PP-OCRv4_det_infer.onnx (DB text detector,
-# opset 11, input 1x3xHxW). Idempotent: does nothing when both files are present.
+# opset 11, input 1x3xHxW) and DIR/ch_PP-OCRv4_rec_infer.onnx (SVTR text recogniser,
+# input ?x3x48x?). Idempotent: does nothing when the files are present.
 # The encoder model is made by export_encoder.py, not fetched.
 set -euo pipefail
 
@@ -14,7 +15,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 dir="${1:-$here/cache}"
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
-models=(ch_ppocr_mobile_v2.0_cls_infer.onnx ch_PP-OCRv4_det_infer.onnx)
+models=(ch_ppocr_mobile_v2.0_cls_infer.onnx ch_PP-OCRv4_det_infer.onnx
+        ch_PP-OCRv4_rec_infer.onnx)
 
 missing=0
 for m in "${models[@]}"; do [[ -s "$dir/$m" ]] || missing=1; done

@@ -10,13 +10,16 @@ Models (fetch_models.sh and export_encoder.py put them in --models-dir):
   cls      ch_ppocr_mobile_v2.0_cls_infer.onnx   input 1x3x48x192 float in [0,1)
   cls_b4   the same model                        input 4x3x48x192
   det_256x480 ch_PP-OCRv4_det_infer.onnx         input 1x3x256x480 text page
+  rec_w160, rec_w320, rec_w640, rec_b2  ch_PP-OCRv4_rec_infer.onnx (input ?x3x48x?)
+                                                 at 1x3x48x{160,320,640} and 2x3x48x320
   det      ch_PP-OCRv4_det_infer.onnx            input 1x3x320x320 synthetic text page,
                                                  mean/std normalised (see text_page_input)
   encoder  encoder.onnx                          input 2x32 int64 token ids in [0,vocab)
 Inputs are random with a fixed seed. The reference is ONNX Runtime (ort_run.js, graph
 optimisations disabled so it computes the graph as written). kiln compiles each model as
 shipped: by default `--input-shape` gives its graph inputs the test's static shape (cls at
-batch 1 and 4, det at 320x320 and 256x480 from one file each); --dynamic leaves the
+batch 1 and 4, det at 320x320 and 256x480, rec at widths 160, 320 and 640 and at batch 2,
+from one file each); --dynamic leaves the
 symbolic dims as they are.
 
 Metric per output: max_abs = max|kiln - ort|, max_rel = max_abs / max|ort| (error relative
@@ -92,8 +95,27 @@ MODELS = [
     ("cls_b4", "ch_ppocr_mobile_v2.0_cls_infer.onnx", image_input((4, 3, 48, 192))),
     ("det", "ch_PP-OCRv4_det_infer.onnx", text_page_input((1, 3, 320, 320))),
     ("det_256x480", "ch_PP-OCRv4_det_infer.onnx", text_page_input((1, 3, 256, 480))),
+    ("rec_w160", "ch_PP-OCRv4_rec_infer.onnx", image_input((1, 3, 48, 160))),
+    ("rec_w320", "ch_PP-OCRv4_rec_infer.onnx", image_input((1, 3, 48, 320))),
+    ("rec_w640", "ch_PP-OCRv4_rec_infer.onnx", image_input((1, 3, 48, 640))),
+    ("rec_b2", "ch_PP-OCRv4_rec_infer.onnx", image_input((2, 3, 48, 320))),
     ("encoder", "encoder.onnx", token_input(2, 32, ENCODER_VOCAB)),
 ]
+
+
+def with_static_inputs(model_path, arrays, out_path):
+    """Writes a copy of the model whose (non-initializer) graph inputs have fixed dims
+    (bench/ times ONNX Runtime on it, so that both sides see static shapes)."""
+    import onnx
+    m = onnx.load(model_path)
+    inits = {t.name for t in m.graph.initializer}
+    graph_inputs = [i for i in m.graph.input if i.name not in inits]
+    for vi, a in zip(graph_inputs, arrays):
+        dims = vi.type.tensor_type.shape.dim
+        del dims[:]
+        for d in a.shape:
+            dims.add().dim_value = d
+    onnx.save(m, out_path)
 
 
 def input_shape_flags(model_path, arrays):

@@ -81,3 +81,25 @@ func.func @grouped(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x3x4x3x3xf32>, %o: t
     ins(%x, %w : tensor<1x2x4x10x10xf32>, tensor<2x3x4x3x3xf32>) outs(%o : tensor<1x2x3x8x8xf32>) -> tensor<1x2x3x8x8xf32>
   return %r : tensor<1x2x3x8x8xf32>
 }
+
+// -----
+
+// A contraction with two batch dims (attention heads, batch 2) stays a
+// generic: a batch_matmul has one batch dim.
+//   CHECK-LABEL: func.func @two_batch_dims
+//     CHECK-NOT: linalg.batch_matmul
+//         CHECK: linalg.generic
+//    CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+#a = affine_map<(b, h, m, n, k) -> (b, h, m, k)>
+#b = affine_map<(b, h, m, n, k) -> (b, h, k, n)>
+#c = affine_map<(b, h, m, n, k) -> (b, h, m, n)>
+func.func @two_batch_dims(%x: tensor<2x8x40x15xf32>, %y: tensor<2x8x15x40xf32>, %o: tensor<2x8x40x40xf32>) -> tensor<2x8x40x40xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%x, %y : tensor<2x8x40x15xf32>, tensor<2x8x15x40xf32>) outs(%o : tensor<2x8x40x40xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x40x40xf32>
+  return %0 : tensor<2x8x40x40xf32>
+}
+
