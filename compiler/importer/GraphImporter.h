@@ -90,6 +90,13 @@ private:
   mlir::LogicalResult convertAttributes(const onnx::NodeProto &node,
                                         NodeForm &form);
   mlir::LogicalResult importConstantNode(const onnx::NodeProto &node);
+  /// If with its branches as regions (ControlFlowImporter.cpp).
+  mlir::LogicalResult importIfNode(const onnx::NodeProto &node);
+  /// Imports subgraph `g` into a new block of `region`, ending it with a
+  /// kiln_graph.Yield of the graph's outputs (returned in `outs`).
+  mlir::LogicalResult importSubgraph(const onnx::GraphProto &g,
+                                     mlir::Region &region,
+                                     llvm::SmallVectorImpl<mlir::Value> &outs);
   /// Imports `node` as the body of its ONNX function (FunctionExpansion.cpp).
   mlir::LogicalResult importFunctionNode(const onnx::NodeProto &node,
                                          const onnx::OpSchema &schema);

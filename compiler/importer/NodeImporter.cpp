@@ -304,6 +304,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
     return failure();
   if (n.op_type() == "Constant")
     return importConstantNode(n);
+  if (n.op_type() == "If")
+    return importIfNode(n);
 
   NodeForm form;
   form.opType = n.op_type();

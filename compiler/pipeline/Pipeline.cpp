@@ -258,8 +258,9 @@ std::vector<std::string> getSupportedOpTypes(MLIRContext &ctx) {
   }
   std::vector<std::string> out;
   for (const auto &n : names)
-    // NoValue and the fused ops are kiln's own, not ONNX operators.
-    if (n.getKey() != "NoValue" && !n.getKey().starts_with("Fused"))
+    // NoValue, Yield and the fused ops are kiln's own, not ONNX operators.
+    if (n.getKey() != "NoValue" && n.getKey() != "Yield" &&
+        !n.getKey().starts_with("Fused"))
       out.push_back(n.getKey().str());
   llvm::sort(out);
   return out;

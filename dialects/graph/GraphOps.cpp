@@ -51,5 +51,42 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+Type kiln::graph::joinTensorTypes(Type a, Type b) {
+  auto ta = dyn_cast<TensorType>(a), tb = dyn_cast<TensorType>(b);
+  if (!ta || !tb || ta.getElementType() != tb.getElementType())
+    return {};
+  if (a == b)
+    return a;
+  if (!ta.hasRank() || !tb.hasRank() || ta.getRank() != tb.getRank())
+    return UnrankedTensorType::get(ta.getElementType());
+  SmallVector<int64_t> dims;
+  for (auto [x, y] : llvm::zip(ta.getShape(), tb.getShape()))
+    dims.push_back(x == y ? x : ShapedType::kDynamic);
+  return RankedTensorType::get(dims, ta.getElementType());
+}
+
+// Each result takes both branches' yields.
+LogicalResult IfOp::verify() {
+  if (auto c = dyn_cast<RankedTensorType>(getCond().getType()))
+    if (c.hasStaticShape() && c.getNumElements() != 1)
+      return emitOpError("cond must hold one element");
+  for (Region *r : {&getThenBranch(), &getElseBranch()}) {
+    auto yield = dyn_cast<YieldOp>(r->front().getTerminator());
+    if (!yield)
+      return emitOpError("branches must end in kiln_graph.Yield");
+    if (yield.getValues().size() != getNumResults())
+      return emitOpError("a branch yields ")
+             << yield.getValues().size() << " values for " << getNumResults()
+             << " results";
+    for (auto [v, res] : llvm::zip(yield.getValues(), getResults())) {
+      Type joined = joinTensorTypes(v.getType(), res.getType());
+      if (!joined || joined != res.getType())
+        return emitOpError("result type ")
+               << res.getType() << " does not fit the yielded " << v.getType();
+    }
+  }
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/graph/GraphOps.cpp.inc"

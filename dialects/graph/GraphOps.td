@@ -15,6 +15,7 @@ include "dialects/graph/MathOps.td"
 include "dialects/graph/IndexingOps.td"
 include "dialects/graph/QuantOps.td"
 include "dialects/graph/RecurrentOps.td"
+include "dialects/graph/ControlFlowOps.td"
 
 //===----------------------------------------------------------------------===//
 // Graph plumbing

@@ -49,6 +49,7 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
   populateMatMulLoweringPatterns(converter, patterns);
   populateEinsumLoweringPatterns(converter, patterns);
   populateRecurrentLoweringPatterns(converter, patterns);
+  populateControlFlowLoweringPatterns(converter, patterns);
   populateConvPoolLoweringPatterns(converter, patterns);
   populateNormalizationLoweringPatterns(converter, patterns);
   populateReductionLoweringPatterns(converter, patterns);

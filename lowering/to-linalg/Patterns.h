@@ -29,6 +29,8 @@ void populateEinsumLoweringPatterns(GraphTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateRecurrentLoweringPatterns(GraphTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
+void populateControlFlowLoweringPatterns(GraphTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
 void populateMatMulLoweringPatterns(GraphTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateConvPoolLoweringPatterns(GraphTypeConverter &converter,

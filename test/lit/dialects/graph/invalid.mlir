@@ -689,3 +689,15 @@ func.func @depth_to_space_channels(%x: tensor<1x6x2x2xf32>) {
   %0 = kiln_graph.DepthToSpace %x {blocksize = 2 : i64} : (tensor<1x6x2x2xf32>) -> tensor<*xf32>
   return
 }
+
+// -----
+
+func.func @if_result_too_static(%c: tensor<i1>, %x: tensor<2x3xf32>, %y: tensor<2x1xf32>) {
+  // expected-error @+1 {{result type 'tensor<2x3xf32>' does not fit the yielded 'tensor<2x1xf32>'}}
+  %0 = kiln_graph.If %c : tensor<i1> -> tensor<2x3xf32> {
+    kiln_graph.Yield %x : tensor<2x3xf32>
+  } {
+    kiln_graph.Yield %y : tensor<2x1xf32>
+  }
+  return
+}

@@ -69,6 +69,15 @@ def main():
     save([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
          "conv_dynamic_hw", [vi("x", ["N", 1, "H", "W"])], [vi("y", ["N", 2, "H", "W"])],
          [w], opset=13)
+    # If whose branches read an outer value and yield different shapes.
+    then_g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "then", [],
+                               [vi("t", [2, 3])])
+    else_g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["e"], keepdims=1, axes=[1])], "else", [],
+        [vi("e", [2, 1])])
+    save([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+         "if_branches", [vi("c", [], TensorProto.BOOL), vi("x", [2, 3])],
+         [vi("y", [2, "W"])], opset=11, check=False)
 
 
 if __name__ == "__main__":
