@@ -150,6 +150,16 @@ def Graph_TopKOp : Graph_Op<"TopK"> {
   let inferBody = [{ return ::kiln::graph::inferTopK(loc, adaptor, types); }];
 }
 
+def Graph_GridSampleOp : Graph_Op<"GridSample"> {
+  let summary = "ONNX GridSample (4-D): X sampled at the grid's (x, y) points";
+  let arguments = (ins Graph_FloatTensor:$X, Graph_FloatTensor:$grid,
+                   DefaultValuedAttr<I64Attr, "0">:$align_corners,
+                   DefaultValuedAttr<StrAttr, "\"bilinear\"">:$mode,
+                   DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode);
+  let results = (outs AnyTensor:$Y);
+  let inferBody = [{ return ::kiln::graph::inferGridSample(loc, adaptor, types); }];
+}
+
 def Graph_GlobalMaxPoolOp : Graph_Op<"GlobalMaxPool"> {
   let arguments = (ins AnyTensor:$X);
   let results = (outs AnyTensor:$Y);

@@ -257,6 +257,25 @@ LogicalResult inferRecurrent(Loc loc, Value x, Value r, StringRef direction,
   return success();
 }
 
+LogicalResult inferGridSample(Loc loc, GridSampleOp::Adaptor op,
+                              Types &types) {
+  auto x = rankedOrNull(op.getX()), grid = rankedOrNull(op.getGrid());
+  if (!x || !grid)
+    return push(types, std::nullopt, eltOf(op.getX()));
+  if (x.getRank() != 4 || grid.getRank() != 4 ||
+      (!grid.isDynamicDim(3) && grid.getDimSize(3) != 2))
+    return emitOptionalError(loc, "GridSample needs X [N, C, H, W] and grid "
+                                  "[N, H_out, W_out, 2]");
+  StringRef mode = op.getMode(), pad = op.getPaddingMode();
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return emitOptionalError(loc, "unknown mode '", mode, "'");
+  if (pad != "zeros" && pad != "border" && pad != "reflection")
+    return emitOptionalError(loc, "unknown padding_mode '", pad, "'");
+  SmallVector<int64_t> shape{x.getDimSize(0), x.getDimSize(1),
+                             grid.getDimSize(1), grid.getDimSize(2)};
+  return push(types, ArrayRef<int64_t>(shape), eltOf(op.getX()));
+}
+
 LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types) {
   auto x = rankedOrNull(op.getX());
   Type elt = eltOf(op.getX());

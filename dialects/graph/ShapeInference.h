@@ -158,6 +158,8 @@ mlir::LogicalResult inferRecurrent(Loc loc, mlir::Value x, mlir::Value r,
                                    llvm::StringRef direction,
                                    std::optional<uint64_t> hiddenSize,
                                    int64_t layout, int numStates, Types &types);
+mlir::LogicalResult inferGridSample(Loc loc, GridSampleOp::Adaptor op,
+                                    Types &types);
 mlir::LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types);
 
 /// Computed static bounds of a Slice along every axis of `shape`, following

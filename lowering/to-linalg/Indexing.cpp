@@ -472,6 +472,8 @@ void populateGeneratorPatterns(GraphTypeConverter &converter,
                                RewritePatternSet &patterns);
 void populateTopKPatterns(GraphTypeConverter &converter,
                           RewritePatternSet &patterns);
+void populateGridSamplePatterns(GraphTypeConverter &converter,
+                                RewritePatternSet &patterns);
 
 void populateIndexingPatterns(GraphTypeConverter &converter,
                               RewritePatternSet &patterns) {
@@ -483,6 +485,7 @@ void populateIndexingPatterns(GraphTypeConverter &converter,
       converter, patterns.getContext());
   populateGeneratorPatterns(converter, patterns);
   populateTopKPatterns(converter, patterns);
+  populateGridSamplePatterns(converter, patterns);
 }
 
 } // namespace kiln

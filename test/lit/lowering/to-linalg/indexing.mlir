@@ -131,3 +131,19 @@ func.func @reverse_sequence(%x: tensor<4x2xf32>, %l: tensor<2xi64>) -> tensor<4x
   %0 = kiln_graph.ReverseSequence %x, %l : (tensor<4x2xf32>, tensor<2xi64>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+// GridSample, bilinear with border padding: the grid point is clamped into
+// the image, then the 2x2 pixels around it are blended.
+// CHECK-LABEL: func.func @grid_sample
+// CHECK: linalg.generic
+// CHECK: tensor.extract %arg1
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: math.floor
+// CHECK-COUNT-4: tensor.extract %arg0
+func.func @grid_sample(%x: tensor<1x1x4x4xf32>, %g: tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32> {
+  %0 = kiln_graph.GridSample %x, %g {padding_mode = "border"} : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
+  return %0 : tensor<1x1x6x6xf32>
+}
