@@ -24,6 +24,16 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+RankedTensorType convertedRankedType(const TypeConverter *c, Value v) {
+  return dyn_cast_or_null<RankedTensorType>(c->convertType(v.getType()));
+}
+
+Value extractScalar(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<Value> zeros(type.getRank(), indexConstant(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, t, zeros);
+}
+
 Value dimValue(OpBuilder &b, Location loc, Value t, int64_t i) {
   auto type = cast<RankedTensorType>(t.getType());
   if (!type.isDynamicDim(i))

@@ -51,6 +51,14 @@ mlir::Value createGatherGeneric(
                                    mlir::Value)>
         finish = nullptr);
 
+/// The converted type of `v` when it is ranked, else null.
+mlir::RankedTensorType convertedRankedType(const mlir::TypeConverter *c,
+                                           mlir::Value v);
+
+/// The element of a scalar-like tensor (rank 0 or one element).
+mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value t);
+
 /// Slice, Gather and Pad.
 mlir::OpFoldResult foldedSize(mlir::OpBuilder &b, mlir::Value v);
 

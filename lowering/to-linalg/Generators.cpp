@@ -24,17 +24,6 @@ namespace g = kiln::graph;
 namespace kiln {
 namespace {
 
-RankedTensorType resultType(const TypeConverter *c, Value v) {
-  return dyn_cast_or_null<RankedTensorType>(c->convertType(v.getType()));
-}
-
-/// The element of a scalar-like tensor (rank 0 or one element).
-Value extractScalar(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(type.getRank(), indexConstant(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
-}
-
 Value asI64(OpBuilder &b, Location loc, Value v) {
   Type i64 = b.getI64Type();
   if (v.getType() == i64)
@@ -121,7 +110,7 @@ struct EyeLikeLowering : OpConversionPattern<g::EyeLikeOp> {
   matchAndRewrite(g::EyeLikeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getInput();
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     if (!type || type.getRank() != 2 || !isa<RankedTensorType>(x.getType()))
       return rewriter.notifyMatchFailure(op, "needs a 2-D result");
     Location loc = op.getLoc();
@@ -152,7 +141,7 @@ struct RangeLowering : OpConversionPattern<g::RangeOp> {
   LogicalResult
   matchAndRewrite(g::RangeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     if (!type || type.getRank() != 1)
       return rewriter.notifyMatchFailure(op, "needs a 1-D result");
     for (Value v : adaptor.getOperands())
@@ -211,7 +200,7 @@ struct ConstantOfShapeLowering : OpConversionPattern<g::ConstantOfShapeOp> {
   LogicalResult
   matchAndRewrite(g::ConstantOfShapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     if (!type)
       return rewriter.notifyMatchFailure(op, "needs a ranked result");
     Location loc = op.getLoc();

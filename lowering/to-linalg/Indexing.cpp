@@ -24,10 +24,6 @@ namespace g = kiln::graph;
 namespace kiln {
 namespace {
 
-RankedTensorType resultType(const TypeConverter *c, Value v) {
-  return dyn_cast_or_null<RankedTensorType>(c->convertType(v.getType()));
-}
-
 /// An integer (or float) scalar as an index.
 Value toIndex(OpBuilder &b, Location loc, Value v) {
   if (isa<FloatType>(v.getType()))
@@ -41,13 +37,6 @@ Value wrapNegative(OpBuilder &b, Location loc, Value i, Value extent) {
                                     indexConstant(b, loc, 0));
   return arith::SelectOp::create(b, loc, neg,
                                  arith::AddIOp::create(b, loc, i, extent), i);
-}
-
-/// The element of a scalar-like tensor (rank 0 or one element).
-Value extractScalar(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(type.getRank(), indexConstant(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
 }
 
 /// Extents of `like` for the dynamic dims of `type` (same rank).
@@ -66,7 +55,7 @@ struct GatherElementsLowering : OpConversionPattern<g::GatherElementsOp> {
   matchAndRewrite(g::GatherElementsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value data = adaptor.getData(), indices = adaptor.getIndices();
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     auto in = dyn_cast<RankedTensorType>(data.getType());
     if (!type || !in || !isa<RankedTensorType>(indices.getType()))
       return rewriter.notifyMatchFailure(op, "needs ranked types");
@@ -96,7 +85,7 @@ struct GatherNDLowering : OpConversionPattern<g::GatherNDOp> {
   matchAndRewrite(g::GatherNDOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value data = adaptor.getData(), indices = adaptor.getIndices();
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     auto in = dyn_cast<RankedTensorType>(data.getType());
     auto it = dyn_cast<RankedTensorType>(indices.getType());
     if (!type || !in || !it || it.isDynamicDim(it.getRank() - 1))
@@ -163,19 +152,26 @@ FailureOr<Value> combineUpdate(OpBuilder &b, Location loc, StringRef reduction,
   return failure();
 }
 
-/// A loop nest over `extents` that threads `dest` through `body`, which
-/// returns the tensor after one update.
-Value scatterLoops(
-    OpBuilder &b, Location loc, Value dest, ArrayRef<Value> extents,
-    function_ref<Value(OpBuilder &, Location, ValueRange, Value)> body) {
+/// A loop nest over `extents` (the update positions, in order) that writes
+/// updates[ivs] to dest[position(ivs)], combined by `reduction` with the
+/// element there; returns the updated tensor.
+Value scatterUpdates(
+    OpBuilder &b, Location loc, Value dest, Value updates,
+    ArrayRef<Value> extents, StringRef reduction, Type origElt,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        position) {
   SmallVector<Value> lbs(extents.size(), indexConstant(b, loc, 0));
   SmallVector<Value> steps(extents.size(), indexConstant(b, loc, 1));
-  scf::LoopNest nest =
-      scf::buildLoopNest(b, loc, lbs, extents, steps, ValueRange{dest},
-                         [&](OpBuilder &nb, Location nl, ValueRange ivs,
-                             ValueRange iters) -> scf::ValueVector {
-                           return {body(nb, nl, ivs, iters[0])};
-                         });
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, extents, steps, ValueRange{dest},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs,
+          ValueRange iters) -> scf::ValueVector {
+        SmallVector<Value> pos = position(nb, nl, ivs);
+        Value upd = tensor::ExtractOp::create(nb, nl, updates, ivs);
+        Value old = tensor::ExtractOp::create(nb, nl, iters[0], pos);
+        Value v = *combineUpdate(nb, nl, reduction, origElt, old, upd);
+        return {tensor::InsertOp::create(nb, nl, v, iters[0], pos)};
+      });
   return nest.results.empty() ? dest : nest.results[0];
 }
 
@@ -203,16 +199,13 @@ struct ScatterElementsLowering : OpConversionPattern<g::ScatterElementsOp> {
     SmallVector<Value> extents;
     for (int64_t i = 0; i < it.getRank(); ++i)
       extents.push_back(dimValue(rewriter, loc, indices, i));
-    Value result = scatterLoops(
-        rewriter, loc, data, extents,
-        [&](OpBuilder &b, Location l, ValueRange ivs, Value dest) -> Value {
+    Value result = scatterUpdates(
+        rewriter, loc, data, updates, extents, op.getReduction(), origElt,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
           SmallVector<Value> pos(ivs);
           Value i = tensor::ExtractOp::create(b, l, indices, ivs);
           pos[*axis] = wrapNegative(b, l, toIndex(b, l, i), extent);
-          Value upd = tensor::ExtractOp::create(b, l, updates, ivs);
-          Value old = tensor::ExtractOp::create(b, l, dest, pos);
-          Value v = *combineUpdate(b, l, op.getReduction(), origElt, old, upd);
-          return tensor::InsertOp::create(b, l, v, dest, pos);
+          return pos;
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -242,9 +235,9 @@ struct ScatterNDLowering : OpConversionPattern<g::ScatterNDOp> {
     for (int64_t i = 0; i < in.getRank(); ++i)
       dataExtents.push_back(dimValue(rewriter, loc, data, i));
     extents.append(dataExtents.begin() + k, dataExtents.end());
-    Value result = scatterLoops(
-        rewriter, loc, data, extents,
-        [&](OpBuilder &b, Location l, ValueRange ivs, Value dest) -> Value {
+    Value result = scatterUpdates(
+        rewriter, loc, data, updates, extents, op.getReduction(), origElt,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
           SmallVector<Value> at(ivs.take_front(q - 1));
           at.push_back(Value());
           SmallVector<Value> pos;
@@ -254,10 +247,7 @@ struct ScatterNDLowering : OpConversionPattern<g::ScatterNDOp> {
             pos.push_back(wrapNegative(b, l, toIndex(b, l, i), dataExtents[j]));
           }
           pos.append(ivs.begin() + (q - 1), ivs.end());
-          Value upd = tensor::ExtractOp::create(b, l, updates, ivs);
-          Value old = tensor::ExtractOp::create(b, l, dest, pos);
-          Value v = *combineUpdate(b, l, op.getReduction(), origElt, old, upd);
-          return tensor::InsertOp::create(b, l, v, dest, pos);
+          return pos;
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -270,7 +260,7 @@ struct OneHotLowering : OpConversionPattern<g::OneHotOp> {
   matchAndRewrite(g::OneHotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value indices = adaptor.getIndices();
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     auto it = dyn_cast<RankedTensorType>(indices.getType());
     if (!type || !it || !isa<RankedTensorType>(adaptor.getDepth().getType()) ||
         !isa<RankedTensorType>(adaptor.getValues().getType()))
@@ -327,7 +317,7 @@ struct TileLowering : OpConversionPattern<g::TileOp> {
   matchAndRewrite(g::TileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value input = adaptor.getInput();
-    auto type = resultType(getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(getTypeConverter(), op.getOutput());
     if (!type || !isa<RankedTensorType>(input.getType()))
       return rewriter.notifyMatchFailure(op, "needs ranked types");
     Location loc = op.getLoc();
@@ -362,7 +352,7 @@ struct BlockRearrangeLowering : OpConversionPattern<Op> {
   matchAndRewrite(Op op, Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value input = adaptor.getInput();
-    auto type = resultType(this->getTypeConverter(), op.getOutput());
+    auto type = convertedRankedType(this->getTypeConverter(), op.getOutput());
     if (!type || !isa<RankedTensorType>(input.getType()) || type.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "needs ranked NCHW types");
     bool crd = false;

@@ -222,6 +222,37 @@ struct AveragePoolLowering : OpConversionPattern<g::AveragePoolOp> {
 };
 
 /// Mean over all spatial dims, keeping them as unit dims.
+/// Reduces the spatial dims of x [N, C, S...] into [N, C], starting from
+/// `init` and combining with max (`isMax`) or add.
+Value reduceSpatial(OpBuilder &b, Location loc, Value x, Value init,
+                    bool isMax) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  Type elt = xt.getElementType();
+  int64_t rank = xt.getRank();
+  auto type = RankedTensorType::get(xt.getShape().take_front(2), elt);
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < 2; ++i)
+    if (type.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, x, i));
+  Value acc = fillTensor(
+      b, loc, tensor::EmptyOp::create(b, loc, type.getShape(), elt, dyn), init);
+  AffineMap nc = AffineMap::get(
+      rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);
+  IteratorTypes iters(2, utils::IteratorType::parallel);
+  iters.append(rank - 2, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{x}, ValueRange{acc},
+             SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), nc}, iters,
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               Value r =
+                   isMax ? Value(arith::MaximumFOp::create(nb, l, a[1], a[0]))
+                         : Value(arith::AddFOp::create(nb, l, a[1], a[0]));
+               linalg::YieldOp::create(nb, l, r);
+             })
+      .getResult(0);
+}
+
 struct GlobalAveragePoolLowering : OpConversionPattern<g::GlobalAveragePoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -239,30 +270,15 @@ struct GlobalAveragePoolLowering : OpConversionPattern<g::GlobalAveragePoolOp> {
     int64_t rank = xt.getRank();
 
     // Sum into [N, C].
-    auto sumType = RankedTensorType::get(xt.getShape().take_front(2), elt);
+    Value sum = reduceSpatial(rewriter, loc, x,
+                              createScalarConstant(rewriter, loc, elt, 0.0),
+                              /*isMax=*/false);
     SmallVector<Value> dyn;
     for (int64_t i = 0; i < 2; ++i)
-      if (sumType.isDynamicDim(i))
+      if (xt.isDynamicDim(i))
         dyn.push_back(tensor::DimOp::create(rewriter, loc, x, i));
-    Value zero = createScalarConstant(rewriter, loc, elt, 0.0);
-    Value sumInit = fillTensor(
-        rewriter, loc,
-        tensor::EmptyOp::create(rewriter, loc, sumType.getShape(), elt, dyn),
-        zero);
     AffineMap nc = AffineMap::get(
         rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);
-    IteratorTypes iters(2, utils::IteratorType::parallel);
-    iters.append(rank - 2, utils::IteratorType::reduction);
-    Value sum =
-        linalg::GenericOp::create(
-            rewriter, loc, sumType, ValueRange{x}, ValueRange{sumInit},
-            SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank), nc},
-            iters,
-            [](OpBuilder &b, Location l, ValueRange a) {
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, a[1], a[0]).getResult());
-            })
-            .getResult(0);
 
     // Element count, at run time when a spatial dim is dynamic.
     Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -303,37 +319,13 @@ struct GlobalMaxPoolLowering : OpConversionPattern<g::GlobalMaxPoolOp> {
         getTypeConverter()->convertType(op.getType()));
     if (!xt || !yt || xt.getRank() < 3 || !isa<FloatType>(xt.getElementType()))
       return rewriter.notifyMatchFailure(op, "needs a ranked float input");
-    MLIRContext *ctx = rewriter.getContext();
     auto elt = cast<FloatType>(xt.getElementType());
     int64_t rank = xt.getRank();
-    auto maxType = RankedTensorType::get(xt.getShape().take_front(2), elt);
-    SmallVector<Value> dyn;
-    for (int64_t i = 0; i < 2; ++i)
-      if (maxType.isDynamicDim(i))
-        dyn.push_back(tensor::DimOp::create(rewriter, loc, x, i));
     Value lowest = arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getFloatAttr(
             elt, APFloat::getInf(elt.getFloatSemantics(), /*Negative=*/true)));
-    Value init = fillTensor(
-        rewriter, loc,
-        tensor::EmptyOp::create(rewriter, loc, maxType.getShape(), elt, dyn),
-        lowest);
-    AffineMap nc = AffineMap::get(
-        rank, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx);
-    IteratorTypes iters(2, utils::IteratorType::parallel);
-    iters.append(rank - 2, utils::IteratorType::reduction);
-    Value max =
-        linalg::GenericOp::create(
-            rewriter, loc, maxType, ValueRange{x}, ValueRange{init},
-            SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank), nc},
-            iters,
-            [](OpBuilder &b, Location l, ValueRange a) {
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::MaximumFOp::create(b, l, a[1], a[0]).getResult());
-            })
-            .getResult(0);
+    Value max = reduceSpatial(rewriter, loc, x, lowest, /*isMax=*/true);
     SmallVector<ReassociationIndices> groups{{0}, {}};
     for (int64_t i = 1; i < rank; ++i)
       groups[1].push_back(i);
