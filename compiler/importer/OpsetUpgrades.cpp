@@ -232,6 +232,87 @@ LogicalResult upgradeDropout(GraphImporter &im, NodeForm &form,
   return success();
 }
 
+/// BatchNormalization with training_mode = 1: normalizes with the batch's
+/// statistics (mean and population variance over every dim but the
+/// channel) and also yields running_mean = mean * momentum + batch mean *
+/// (1 - momentum), and likewise running_var, as primitive ops.
+LogicalResult expandTrainingBatchNorm(GraphImporter &im, NodeForm &form,
+                                      llvm::SmallVectorImpl<Value> &results) {
+  Builder &b = im.getBuilder();
+  if (form.operands.size() != 5 || llvm::is_contained(form.operands, Value()))
+    return im.nodeError("expects 5 inputs");
+  Value x = form.operands[0];
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || xt.getRank() < 2)
+    return im.nodeError("unsupported: training mode needs a ranked input of "
+                        "rank >= 2");
+  double eps = 1e-5, momentum = 0.9;
+  if (auto e = dyn_cast_or_null<FloatAttr>(form.attrs.get("epsilon")))
+    eps = e.getValueAsDouble();
+  if (auto m = dyn_cast_or_null<FloatAttr>(form.attrs.get("momentum")))
+    momentum = m.getValueAsDouble();
+  llvm::SmallVector<int64_t> axes{0};
+  for (int64_t i = 2; i < xt.getRank(); ++i)
+    axes.push_back(i);
+  // Per-channel vectors [C] broadcast as [C, 1, ...].
+  llvm::SmallVector<int64_t> trailing;
+  for (int64_t i = 1; i + 1 < xt.getRank(); ++i)
+    trailing.push_back(i);
+  FailureOr<Value> axesV = im.constantI64(axes);
+  FailureOr<Value> trailingV = im.constantI64(trailing);
+  FailureOr<Value> epsV = im.scalarLike(eps, x);
+  FailureOr<Value> momV = im.scalarLike(momentum, x);
+  FailureOr<Value> restV = im.scalarLike(1 - momentum, x);
+  if (failed(axesV) || failed(trailingV) || failed(epsV) || failed(momV) ||
+      failed(restV))
+    return failure();
+  NamedAttribute keep(b.getStringAttr("keepdims"), b.getI64IntegerAttr(1));
+  NamedAttribute drop(b.getStringAttr("keepdims"), b.getI64IntegerAttr(0));
+  auto chain = [&](llvm::StringRef op, llvm::ArrayRef<Value> in,
+                   llvm::ArrayRef<NamedAttribute> attrs = {}) {
+    return emitSimple(im, op, in, attrs);
+  };
+  FailureOr<Value> mean = chain("ReduceMean", {x, *axesV}, {keep});
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> d = chain("Sub", {x, *mean});
+  FailureOr<Value> sq = succeeded(d) ? chain("Mul", {*d, *d}) : d;
+  FailureOr<Value> var =
+      succeeded(sq) ? chain("ReduceMean", {*sq, *axesV}, {keep}) : sq;
+  FailureOr<Value> shifted = succeeded(var) ? chain("Add", {*var, *epsV}) : var;
+  FailureOr<Value> std =
+      succeeded(shifted) ? chain("Sqrt", {*shifted}) : shifted;
+  FailureOr<Value> norm = succeeded(std) ? chain("Div", {*d, *std}) : std;
+  auto perChannel = [&](Value v) -> FailureOr<Value> {
+    if (trailing.empty())
+      return v;
+    return chain("Unsqueeze", {v, *trailingV});
+  };
+  FailureOr<Value> scale = perChannel(form.operands[1]);
+  FailureOr<Value> bias = perChannel(form.operands[2]);
+  if (failed(norm) || failed(scale) || failed(bias))
+    return failure();
+  FailureOr<Value> scaled = chain("Mul", {*norm, *scale});
+  FailureOr<Value> y =
+      succeeded(scaled) ? chain("Add", {*scaled, *bias}) : scaled;
+  if (failed(y))
+    return failure();
+  results.push_back(*y);
+  // Running statistics, [C].
+  for (auto [running, batch] : {std::pair{form.operands[3], *mean},
+                                std::pair{form.operands[4], *var}}) {
+    FailureOr<Value> flat = chain("ReduceMean", {batch, *axesV}, {drop});
+    FailureOr<Value> a =
+        succeeded(flat) ? chain("Mul", {running, *momV}) : flat;
+    FailureOr<Value> c = succeeded(a) ? chain("Mul", {*flat, *restV}) : a;
+    FailureOr<Value> r = succeeded(c) ? chain("Add", {*a, *c}) : c;
+    if (failed(r))
+      return failure();
+    results.push_back(*r);
+  }
+  return success();
+}
+
 /// LayerNormalization whose Mean / InvStdDev outputs are used: kiln_graph
 /// models only Y, so the node becomes its defining primitive ops, which
 /// produce all three.
@@ -373,6 +454,10 @@ LogicalResult upgradeNode(GraphImporter &im, NodeForm &form,
         return im.nodeError("unsupported: spatial=0");
     take(form, "consumed_inputs");
     take(form, "is_test");
+    auto training =
+        dyn_cast_or_null<IntegerAttr>(form.attrs.get("training_mode"));
+    if (training && training.getInt() != 0)
+      return expandTrainingBatchNorm(im, form, results);
     return success();
   }
   return success();

@@ -78,6 +78,13 @@ def main():
     save([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
          "if_branches", [vi("c", [], TensorProto.BOOL), vi("x", [2, 3])],
          [vi("y", [2, "W"])], opset=11, check=False)
+    # Training-mode BatchNormalization: batch statistics and running ones.
+    params = [numpy_helper.from_array(np.full((2,), v, np.float32), n)
+              for n, v in (("s", 1.5), ("b", 0.5), ("m", 0.1), ("v", 2.0))]
+    save([helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                           ["y", "rm", "rv"], training_mode=1, momentum=0.8)],
+         "batchnorm_training", [vi("x", [3, 2, 4])],
+         [vi("y", [3, 2, 4]), vi("rm", [2]), vi("rv", [2])], params, opset=15)
 
 
 if __name__ == "__main__":
