@@ -257,8 +257,7 @@ LogicalResult inferRecurrent(Loc loc, Value x, Value r, StringRef direction,
   return success();
 }
 
-LogicalResult inferGridSample(Loc loc, GridSampleOp::Adaptor op,
-                              Types &types) {
+LogicalResult inferGridSample(Loc loc, GridSampleOp::Adaptor op, Types &types) {
   auto x = rankedOrNull(op.getX()), grid = rankedOrNull(op.getGrid());
   if (!x || !grid)
     return push(types, std::nullopt, eltOf(op.getX()));
