@@ -80,6 +80,8 @@ std::optional<ActivationMatch> matchSingleOp(Operation *user) {
     return ActivationMatch{g::Activation::Sigmoid, none, user};
   if (isa<g::TanhOp>(user))
     return ActivationMatch{g::Activation::Tanh, none, user};
+  if (isa<g::HardSwishOp>(user))
+    return ActivationMatch{g::Activation::HardSwish, none, user};
   if (auto gelu = dyn_cast<g::GeluOp>(user)) {
     if (gelu.getApproximate() != "none")
       return std::nullopt;

@@ -32,6 +32,7 @@ CASES = {
     "conv_leaky": ("conv", (1, 8, 20, 20), 16, 1, "leaky"),
     "conv_hardsigmoid": ("conv", (1, 8, 20, 20), 16, 1, "hardsigmoid"),
     "conv_hardswish_decomposed": ("conv", (1, 8, 20, 20), 16, 3, "hardswish"),
+    "conv_hardswish_op": ("conv", (1, 8, 20, 20), 16, 3, "hardswish_op"),
     "conv_sigmoid": ("conv", (1, 8, 20, 20), 16, 1, "sigmoid"),
     "conv_tanh": ("conv", (1, 8, 20, 20), 16, 1, "tanh"),
     "conv_affine_hardswish_large": ("conv", (1, 48, 80, 80), 24, 3, "affine_hardswish"),
@@ -77,6 +78,9 @@ def activation(nodes, inits, x, kind):
                   helper.make_node("Clip", ["a3", const("zero", 0.0), const("six", 6.0)], ["c6"]),
                   helper.make_node("Mul", [x, "c6"], ["m"]),
                   helper.make_node("Div", ["m", "six"], ["act"])]
+        return "act", lambda v: v * np.clip(v + 3, 0, 6) / 6
+    if kind == "hardswish_op":
+        nodes.append(helper.make_node("HardSwish", [x], ["act"]))
         return "act", lambda v: v * np.clip(v + 3, 0, 6) / 6
     if kind == "sigmoid":
         nodes.append(helper.make_node("Sigmoid", [x], ["act"]))
@@ -144,7 +148,7 @@ def make_case(name, spec, rng, work):
     graph = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(xshape))],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, yshape)], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     path, inputs = gen.save_case(model, [x], work)
     return path, inputs, ref
 

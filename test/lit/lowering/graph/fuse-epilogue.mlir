@@ -137,3 +137,16 @@ func.func @matmul_bias_relu(%x: tensor<3x4xf32>, %w: tensor<4x6xf32>) -> tensor<
   %r = kiln_graph.Relu %a : (tensor<3x6xf32>) -> tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
+
+// -----
+
+// The ONNX HardSwish op (opset 14) fuses like its decomposed form.
+// CHECK-LABEL: func.func @conv_hardswish_op
+//       CHECK: %[[F:.*]] = kiln_graph.FusedConv %arg0, %arg1, %arg2 {activation = "HardSwish"}
+//   CHECK-NOT: kiln_graph.HardSwish
+//       CHECK: return %[[F]]
+func.func @conv_hardswish_op(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %c = kiln_graph.Conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %h = kiln_graph.HardSwish %c : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %h : tensor<1x8x8x8xf32>
+}
