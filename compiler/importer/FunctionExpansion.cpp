@@ -22,9 +22,6 @@ using namespace mlir;
 namespace kiln::importer {
 namespace {
 
-/// Newest default-domain opset whose schemas the linked libonnx knows.
-constexpr int64_t kFunctionSchemaOpset = 17;
-
 /// The ONNX TypeProto of a tensor type, for context-dependent bodies.
 bool toTypeProto(Type type, onnx::TypeProto &out) {
   auto tensor = dyn_cast<TensorType>(type);
@@ -75,7 +72,7 @@ int64_t bodyOpset(const onnx::FunctionProto &body, int64_t fallback) {
 const onnx::OpSchema *findFunctionSchema(llvm::StringRef opType,
                                          int64_t opset) {
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
-      opType.str(), int(std::min(opset, kFunctionSchemaOpset)), "");
+      opType.str(), int(std::min(opset, kMaxSchemaOpset)), "");
   if (!schema ||
       !(schema->HasFunction() || schema->HasContextDependentFunction()))
     return nullptr;
@@ -195,7 +192,7 @@ getFunctionExpandedOpTypes(llvm::ArrayRef<std::string> supported) {
     if (!latest.domain().empty() || known.contains(latest.Name()))
       continue;
     const onnx::OpSchema *schema =
-        findFunctionSchema(latest.Name(), kFunctionSchemaOpset);
+        findFunctionSchema(latest.Name(), kMaxSchemaOpset);
     if (!schema || schema->Deprecated())
       continue;
     onnx::NodeProto probe;

@@ -30,6 +30,9 @@ namespace kiln::importer {
 
 struct ImportOptions;
 
+/// Newest default-domain opset whose schemas the linked libonnx knows.
+constexpr int64_t kMaxSchemaOpset = 17;
+
 /// One ONNX node on its way to a kiln_graph op; upgrades rewrite it in place.
 struct NodeForm {
   /// kiln_graph op name without the dialect prefix.

@@ -23,9 +23,6 @@ namespace kiln::importer {
 namespace {
 using AttrType = onnx::AttributeProto_AttributeType;
 
-/// Newest default-domain opset whose schemas the linked libonnx knows.
-constexpr int64_t kMaxSchemaOpset = 17;
-
 /// The attribute's type; old producers sometimes leave `type` unset, so
 /// fall back to the field that holds a value.
 int attributeType(const onnx::AttributeProto &a) {

@@ -173,25 +173,8 @@ struct GridSampleLowering : OpConversionPattern<g::GridSampleOp> {
             Value x0 = math::FloorOp::create(b, l, gx);
             Value y0 = math::FloorOp::create(b, l, gy);
             Value tx = s.sub(gx, x0), ty = s.sub(gy, y0);
-            double a = -0.75;
-            auto far = [&](Value d) {
-              return s.sub(
-                  s.mul(s.add(s.mul(s.sub(s.mul(s.c(a), d), s.c(5 * a)), d),
-                              s.c(8 * a)),
-                        d),
-                  s.c(4 * a));
-            };
-            auto nearW = [&](Value d) {
-              return s.add(
-                  s.mul(s.mul(s.sub(s.mul(s.c(a + 2), d), s.c(a + 3)), d), d),
-                  s.c(1));
-            };
-            auto weights = [&](Value t) -> SmallVector<Value, 4> {
-              Value u = s.sub(s.c(1), t);
-              return {far(s.add(t, s.c(1))), nearW(t), nearW(u),
-                      far(s.add(u, s.c(1)))};
-            };
-            SmallVector<Value, 4> wx = weights(tx), wy = weights(ty);
+            SmallVector<Value, 4> wx = cubicWeights(b, l, tx, -0.75);
+            SmallVector<Value, 4> wy = cubicWeights(b, l, ty, -0.75);
             result = s.c(0);
             for (int64_t i = 0; i < 4; ++i) {
               Value py = s.pad(s.add(y0, s.c(double(i - 1))), hf);

@@ -134,4 +134,29 @@ Value createElementCount(OpBuilder &b, Location loc, Value src,
   return castScalar(b, loc, c, elt);
 }
 
+SmallVector<Value, 4> cubicWeights(OpBuilder &b, Location loc, Value t,
+                                   double a) {
+  Type ft = t.getType();
+  auto c = [&](double v) { return createScalarConstant(b, loc, ft, v); };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubFOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, loc, x, y);
+  };
+  // Weight of a tap at distance d in [1, 2) and in [0, 1).
+  auto far = [&](Value d) {
+    return sub(mul(add(mul(sub(mul(c(a), d), c(5 * a)), d), c(8 * a)), d),
+               c(4 * a));
+  };
+  auto near = [&](Value d) {
+    return add(mul(mul(sub(mul(c(a + 2), d), c(a + 3)), d), d), c(1));
+  };
+  Value u = sub(c(1), t);
+  return {far(add(t, c(1))), near(t), near(u), far(add(u, c(1)))};
+}
+
 } // namespace kiln

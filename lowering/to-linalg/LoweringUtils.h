@@ -57,6 +57,12 @@ mlir::AffineMap getBroadcastMap(mlir::MLIRContext *ctx,
                                 mlir::RankedTensorType input,
                                 int64_t resultRank);
 
+/// Keys' cubic convolution weights (coefficient `a`) of the 4 taps at
+/// floor(x) - 1 .. floor(x) + 2 for the fraction `t` = x - floor(x), in t's
+/// float type (Resize's cubic mode, GridSample's bicubic).
+llvm::SmallVector<mlir::Value, 4>
+cubicWeights(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t, double a);
+
 /// Converts a scalar between element types with ONNX Cast semantics
 /// (`srcUnsigned` tells how to read an integer source, since the lowered
 /// types are signless).

@@ -46,32 +46,27 @@ Value applyAct(OpBuilder &b, Location l, const Act &a, Value x) {
   auto add = [&](Value p, Value q) -> Value {
     return arith::AddFOp::create(b, l, p, q);
   };
-  Value zero = fc(b, l, t, 0), one = fc(b, l, t, 1);
   StringRef n = a.name;
+  // The ones the fused-op epilogues have too.
+  float alpha = a.alpha, beta = a.beta;
   if (n == "Tanh")
-    return math::TanhOp::create(b, l, x);
+    return buildActivation(b, l, graph::Activation::Tanh, {}, x);
   if (n == "Sigmoid")
-    return arith::DivFOp::create(
-        b, l, one,
-        add(one, math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x))));
+    return buildActivation(b, l, graph::Activation::Sigmoid, {}, x);
   if (n == "Relu")
-    return arith::MaximumFOp::create(b, l, x, zero);
+    return buildActivation(b, l, graph::Activation::Relu, {}, x);
   if (n == "LeakyRelu")
-    return arith::SelectOp::create(
-        b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zero),
-        mul(x, fc(b, l, t, a.alpha)), x);
+    return buildActivation(b, l, graph::Activation::LeakyRelu, {alpha}, x);
+  if (n == "HardSigmoid")
+    return buildActivation(b, l, graph::Activation::HardSigmoid, {alpha, beta},
+                           x);
+  Value zero = fc(b, l, t, 0), one = fc(b, l, t, 1);
   if (n == "ThresholdedRelu")
     return arith::SelectOp::create(
         b, l,
         arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x,
                               fc(b, l, t, a.alpha)),
         x, zero);
-  if (n == "HardSigmoid")
-    return arith::MinimumFOp::create(
-        b, l,
-        arith::MaximumFOp::create(
-            b, l, add(mul(x, fc(b, l, t, a.alpha)), fc(b, l, t, a.beta)), zero),
-        one);
   if (n == "Elu")
     return arith::SelectOp::create(
         b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, zero),

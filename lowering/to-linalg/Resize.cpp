@@ -424,25 +424,12 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
     auto sub = [&](Value p, Value q) -> Value {
       return arith::SubFOp::create(b, l, p, q);
     };
-    Value one = cst(b, l, 1.0), ca = cst(b, l, a);
-    // Weight of a tap at distance d in [1, 2) and in [0, 1).
-    auto far = [&](Value d) {
-      return sub(
-          mul(add(mul(sub(mul(ca, d), cst(b, l, 5 * a)), d), cst(b, l, 8 * a)),
-              d),
-          cst(b, l, 4 * a));
-    };
-    auto near = [&](Value d) {
-      return add(
-          mul(mul(sub(mul(cst(b, l, a + 2), d), cst(b, l, a + 3)), d), d), one);
-    };
+    Value one = cst(b, l, 1.0);
     SmallVector<SmallVector<Value, 4>> taps(k), weights(k);
     for (int64_t j = 0; j < k; ++j) {
       const AxisInfo &info = infos[j];
       Value fl = math::FloorOp::create(b, l, coords[j]);
-      Value t = sub(coords[j], fl);
-      Value u = sub(one, t);
-      weights[j] = {far(add(t, one)), near(t), near(u), far(add(u, one))};
+      weights[j] = cubicWeights(b, l, sub(coords[j], fl), a);
       Value sum;
       for (int64_t m = 0; m < 4; ++m) {
         Value pos = add(fl, cst(b, l, double(m - 1)));
