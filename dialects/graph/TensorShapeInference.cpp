@@ -79,8 +79,9 @@ LogicalResult inferReshape(Loc loc, ReshapeOp::Adaptor op, Types &types) {
       dynamic = true;
     } else if (d < 0) {
       return emitOptionalError(loc, "Reshape shape has invalid dim ", d);
-    } else {
-      known *= d;
+    } else if (__builtin_mul_overflow(known, d, &known)) {
+      return emitOptionalError(loc, "Reshape shape [", *shape,
+                               "] has too many elements");
     }
   }
   if (inferIdx >= 0) {

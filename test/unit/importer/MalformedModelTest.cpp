@@ -174,6 +174,20 @@ TEST(MalformedModel, ShapeInferenceFailure) {
       << error;
 }
 
+// Found by test/fuzz: the product of the shape's dims overflowed int64.
+TEST(MalformedModel, ReshapeToTooManyElements) {
+  ModelBuilder m;
+  m.input("x", kFloat, {2, 3});
+  m.ints("shape", {int64_t(1) << 40, int64_t(1) << 40});
+  m.output("y");
+  m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  std::string error = importError(m.bytes());
+  EXPECT_NE(error.find("Reshape shape [1099511627776, 1099511627776] has too "
+                       "many elements"),
+            std::string::npos)
+      << error;
+}
+
 TEST(MalformedModel, Tensors) {
   auto withInit = [](auto edit) {
     ModelBuilder m = reluModel();
