@@ -206,6 +206,12 @@ LogicalResult GraphImporter::bindOutputs(const onnx::NodeProto &n,
                          " but inferred as " + typeString(v.getType()));
       v.setType(*merged);
     }
+    // Shape inference multiplies dims without bounds (ConstantOfShape,
+    // Expand, Tile of constant shapes); such a size would wrap later.
+    if (auto shaped = dyn_cast<ShapedType>(v.getType());
+        shaped && shaped.hasRank() && !hasAddressableSize(shaped.getShape()))
+      return nodeError("output " + quoted(name) + " of type " +
+                       typeString(shaped) + " has too many elements");
     if (failed(define(name, v)))
       return failure();
   }

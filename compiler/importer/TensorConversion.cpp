@@ -43,7 +43,15 @@ size_t elementByteSize(int32_t dataType) {
 std::string shapeString(llvm::ArrayRef<int64_t> dims) {
   std::string s = "[";
   llvm::raw_string_ostream os(s);
-  llvm::interleave(dims, os, ",");
+  llvm::interleave(
+      dims, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      ",");
   os << "]";
   return s;
 }
@@ -123,6 +131,15 @@ std::string sanitizeBlobName(llvm::StringRef name) {
   return out;
 }
 } // namespace
+
+bool hasAddressableSize(llvm::ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d) &&
+        (__builtin_mul_overflow(count, d, &count) || count > INT64_MAX / 8))
+      return false;
+  return true;
+}
 
 std::string onnxTypeName(int32_t dataType) {
   static const char *const names[] = {
@@ -211,6 +228,10 @@ FailureOr<ValueTypeInfo> convertTypeProto(MLIRContext &ctx,
       shape.push_back(ShapedType::kDynamic);
       info.dimParams.push_back(d.has_dim_param() ? d.dim_param() : "");
     }
+  }
+  if (!hasAddressableSize(shape)) {
+    why = "shape " + shapeString(shape) + " has too many elements";
+    return failure();
   }
   info.type = RankedTensorType::get(shape, *elt);
   return info;

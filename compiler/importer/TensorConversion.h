@@ -27,6 +27,11 @@ constexpr int64_t kMaxInlineElements = 64;
 /// Largest tensor rank accepted from a model; real models stay far below.
 constexpr int kMaxRank = 64;
 
+/// Whether the static dims of `shape` (dynamic ones are skipped) give a byte
+/// size that fits in int64 for any element type (8 bytes at most): larger
+/// tensors cannot exist, and their sizes would wrap in the memory plan.
+bool hasAddressableSize(llvm::ArrayRef<int64_t> shape);
+
 /// Name of an ONNX TensorProto.DataType code, e.g. "float16" or "string".
 std::string onnxTypeName(int32_t dataType);
 
