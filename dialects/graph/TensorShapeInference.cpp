@@ -492,6 +492,14 @@ LogicalResult inferPad(Loc loc, PadOp::Adaptor op, Types &types) {
   return pushRanked(types, out, in.getElementType());
 }
 
+/// A computed Resize dim (already floored) as an int64, or an error where it
+/// is not one (huge or NaN scales): converting such a float is undefined.
+static FailureOr<int64_t> resizeDim(Loc loc, float dim) {
+  if (!(dim >= 0 && dim < 0x1p63f))
+    return emitOptionalError(loc, "Resize output dim ", dim, " out of range");
+  return static_cast<int64_t>(dim);
+}
+
 LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
   auto in = rankedOrNull(op.getX());
   if (!in)
@@ -542,10 +550,17 @@ LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
       float s = static_cast<float>((*sizes)[i]) / static_cast<float>(d);
       scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
     }
-    for (int64_t a : axes)
-      out[a] = known ? static_cast<int64_t>(std::floor(
-                           scale * static_cast<float>(out[a]) + 0.5f))
-                     : kDyn;
+    for (int64_t a : axes) {
+      if (!known) {
+        out[a] = kDyn;
+        continue;
+      }
+      auto d =
+          resizeDim(loc, std::floor(scale * static_cast<float>(out[a]) + 0.5f));
+      if (failed(d))
+        return failure();
+      out[a] = *d;
+    }
   } else if (sizes) {
     if (sizes->size() != axes.size())
       return emitOptionalError(loc, "Resize sizes has ", sizes->size(),
@@ -557,13 +572,18 @@ LogicalResult inferResize(Loc loc, ResizeOp::Adaptor op, Types &types) {
       return emitOptionalError(loc, "Resize scales has ", scales->size(),
                                " values for ", axes.size(), " axes");
     for (size_t i = 0; i < axes.size(); ++i) {
-      if ((*scales)[i] <= 0)
+      if (!((*scales)[i] > 0)) // NaN too
         return emitOptionalError(loc, "Resize scales must be positive");
       // floor(in * scale) in single precision, as ONNX computes it.
       int64_t &d = out[axes[i]];
-      if (d != kDyn)
-        d = static_cast<int64_t>(std::floor(static_cast<float>(d) *
-                                            static_cast<float>((*scales)[i])));
+      if (d == kDyn)
+        continue;
+      auto scaled =
+          resizeDim(loc, std::floor(static_cast<float>(d) *
+                                    static_cast<float>((*scales)[i])));
+      if (failed(scaled))
+        return failure();
+      d = *scaled;
     }
   } else if (hasSizes || hasScales) {
     for (int64_t a : axes)

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 using namespace kiln::importer::test;
@@ -186,6 +187,22 @@ TEST(MalformedModel, ReshapeToTooManyElements) {
                        "many elements"),
             std::string::npos)
       << error;
+}
+
+// Found by test/fuzz: floor(dim * scale) did not fit an int64.
+TEST(MalformedModel, ResizeToHugeOrNaNScale) {
+  for (float scale : {1e30f, std::nanf("")}) {
+    ModelBuilder m;
+    m.input("x", kFloat, {1, 1, 2, 2});
+    m.floats("scales", {4}, {1, 1, scale, 1});
+    m.output("y");
+    m.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    std::string error = importError(m.bytes());
+    EXPECT_TRUE(error.find("Resize output dim") != std::string::npos ||
+                error.find("Resize scales must be positive") !=
+                    std::string::npos)
+        << error;
+  }
 }
 
 TEST(MalformedModel, Tensors) {
