@@ -49,8 +49,8 @@ loadModel(mlir::MLIRContext &ctx, const std::string &path);
 /// Target, CPU, features, layout and schedule options of compile and tune
 /// into `options`; nonzero (after printing why) if they are wrong.
 int getTargetOptions(CompileOptions &options);
-// RunCommands.cpp: run, inspect.
-extern Command RunCommand, InspectCommand;
+// RunCommands.cpp: run, profile, inspect.
+extern Command RunCommand, ProfileCommand, InspectCommand;
 
 /// `inspect` of an .onnx file (needs the importer).
 int inspectOnnx(const std::string &path);

@@ -122,6 +122,17 @@ static cl::alias verboseLong("verbose", cl::aliasopt(verbose),
 static cl::opt<bool>
     remarks("remarks", cl::sub(compileSub),
             cl::desc("Name every op that takes a slow path, and why"));
+static cl::opt<bool>
+    profile("profile", cl::sub(compileSub),
+            cl::desc("Time every kernel at run time (see `kiln profile`)"));
+enum class WeightsPlace { Internal, External };
+static cl::opt<WeightsPlace> weightsPlace(
+    "weights", cl::init(WeightsPlace::Internal), cl::sub(compileSub),
+    cl::desc("Where the weights go (default: internal)"),
+    cl::values(clEnumValN(WeightsPlace::Internal, "internal",
+                          "inside the library"),
+               clEnumValN(WeightsPlace::External, "external",
+                          "in <output>.weights beside it, mapped at load")));
 
 // import
 static cl::opt<std::string> importInput(cl::Positional, cl::Required,
@@ -275,6 +286,8 @@ static int runCompile() {
   options.codegenThreads = codegenThreads;
   options.dumpIR = dumpIR;
   options.remarks = remarks;
+  options.targetOptions.profile = profile;
+  options.externalWeights = weightsPlace == WeightsPlace::External;
   options.verbose = verbose;
   if (!tuningDb.empty())
     if (int rc = readTunedSchedules(options))

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Commands.h"
+#include "compiler/driver/Profile.h"
 #include "compiler/driver/TensorIO.h"
 
 #include "kiln_rt.h"
@@ -34,6 +35,8 @@ using ContextPtr = std::unique_ptr<kiln_context, ContextDeleter>;
 } // namespace
 
 static cl::SubCommand runSub("run", "Run a compiled model on .npy/.pb tensors");
+static cl::SubCommand
+    profileSub("profile", "Time each layer of a model compiled with --profile");
 static cl::SubCommand inspectSub("inspect",
                                  "Describe a model library or an ONNX model");
 
@@ -42,6 +45,7 @@ static cl::opt<std::string> runLibrary(cl::Positional, cl::Required,
                                        cl::desc("<model.so>"), cl::sub(runSub));
 static cl::list<std::string>
     inputFiles("input", cl::value_desc("[name=]file"), cl::sub(runSub),
+               cl::sub(profileSub),
                cl::desc("An input tensor (.npy or ONNX .pb), by position "
                         "or bound to a model input by name"));
 static cl::alias inputFilesShort("i", cl::aliasopt(inputFiles),
@@ -54,8 +58,24 @@ static cl::alias outputFilesShort("o", cl::aliasopt(outputFiles),
                                   cl::desc("Alias for --output"));
 static cl::opt<unsigned> threads(
     "threads", cl::init(0), cl::value_desc("N"), cl::sub(runSub),
+    cl::sub(profileSub),
     cl::desc(
         "Threads of kiln_rt's pool (0: $KILN_NUM_THREADS, else one per core)"));
+
+// profile
+static cl::opt<std::string> profileLibrary(cl::Positional, cl::Required,
+                                           cl::desc("<model.so>"),
+                                           cl::sub(profileSub));
+static cl::opt<unsigned> profileIters("iters", cl::init(20),
+                                      cl::value_desc("N"), cl::sub(profileSub),
+                                      cl::desc("Timed runs (default 20)"));
+static cl::opt<unsigned>
+    profileWarmup("warmup", cl::init(3), cl::value_desc("N"),
+                  cl::sub(profileSub),
+                  cl::desc("Untimed runs first (default 3)"));
+static cl::opt<std::string>
+    traceFile("trace", cl::value_desc("file.json"), cl::sub(profileSub),
+              cl::desc("Write a Chrome trace (chrome://tracing, Perfetto)"));
 
 // inspect
 static cl::opt<std::string> inspectPath(cl::Positional, cl::Required,
@@ -203,6 +223,50 @@ static bool bindInputs(const kiln_model *m, std::vector<std::string> &files,
   return true;
 }
 
+/// Reads the inputs named by --input (or, when none are given, makes
+/// seeded ones for a model whose inputs are all static) and allocates the
+/// outputs.
+static int prepareTensors(const kiln_model *m, RunTensors &t) {
+  int64_t nIn = kiln_model_num_inputs(m), nOut = kiln_model_num_outputs(m);
+  t.inputs.resize(nIn);
+  if (inputFiles.empty() && profileSub) {
+    for (int64_t i = 0; i < nIn; ++i)
+      if (!makeSeededInput(kiln_model_input(m, i), (uint32_t)i, t.inputs[i]))
+        return fail(std::string("input '") + kiln_model_input(m, i)->name +
+                    "' has symbolic dims: give it with --input");
+  } else {
+    std::vector<std::string> files;
+    std::string bindError;
+    if (!bindInputs(m, files, bindError))
+      return fail(bindError);
+    for (int64_t i = 0; i < nIn; ++i) {
+      std::string err;
+      if (!readTensorFile(files[i], t.inputs[i], err))
+        return fail(err);
+    }
+  }
+  for (HostTensor &h : t.inputs)
+    t.inDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
+                                   h.dims.data(), h.bytes.data(),
+                                   h.bytes.size()});
+  t.outputs.resize(nOut);
+  for (int64_t i = 0; i < nOut; ++i) {
+    const kiln_tensor_info *info = kiln_model_output(m, i);
+    HostTensor &h = t.outputs[i];
+    h.dtype = info->dtype;
+    h.name = info->name;
+    h.dims.resize(info->rank);
+    if (kiln_infer_output_dims(m, t.inDesc.data(), nIn, i, h.dims.data()) !=
+        KILN_STATUS_OK)
+      return fail(rtError("input shapes do not fit the model"));
+    h.bytes.assign(h.numElements() * dtypeByteSize(h.dtype), 0);
+    t.outDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
+                                    h.dims.data(), h.bytes.data(),
+                                    h.bytes.size()});
+  }
+  return 0;
+}
+
 static int runRun() {
   const std::string &libPath = runLibrary;
   if (threads.getNumOccurrences())
@@ -212,55 +276,78 @@ static int runRun() {
   if (kiln_model_load(libPath.c_str(), &raw) != KILN_STATUS_OK)
     return fail(rtError("cannot load " + libPath));
   ModelPtr model(raw);
-  int64_t nIn = kiln_model_num_inputs(raw), nOut = kiln_model_num_outputs(raw);
-  std::vector<std::string> inputs;
-  std::string bindError;
-  if (!bindInputs(raw, inputs, bindError))
-    return fail(bindError);
+  int64_t nOut = kiln_model_num_outputs(raw);
   if ((int64_t)outputs.size() > nOut)
     return fail("model has " + std::to_string(nOut) + " outputs, " +
                 std::to_string(outputs.size()) + " output files given");
-
-  std::vector<HostTensor> inTensors(nIn);
-  std::vector<kiln_tensor> inDesc(nIn);
-  for (int64_t i = 0; i < nIn; ++i) {
-    std::string err;
-    if (!readTensorFile(inputs[i], inTensors[i], err))
-      return fail(err);
-    HostTensor &t = inTensors[i];
-    inDesc[i] = kiln_tensor{t.dtype, (int32_t)t.dims.size(), t.dims.data(),
-                            t.bytes.data(), t.bytes.size()};
-  }
-  std::vector<HostTensor> outTensors(nOut);
-  std::vector<kiln_tensor> outDesc(nOut);
-  for (int64_t i = 0; i < nOut; ++i) {
-    const kiln_tensor_info *info = kiln_model_output(raw, i);
-    HostTensor &t = outTensors[i];
-    t.dtype = info->dtype;
-    t.name = info->name;
-    t.dims.resize(info->rank);
-    if (kiln_infer_output_dims(raw, inDesc.data(), nIn, i, t.dims.data()) !=
-        KILN_STATUS_OK)
-      return fail(rtError("input shapes do not fit the model"));
-    t.bytes.assign(t.numElements() * dtypeByteSize(t.dtype), 0);
-    outDesc[i] = kiln_tensor{t.dtype, (int32_t)t.dims.size(), t.dims.data(),
-                             t.bytes.data(), t.bytes.size()};
-  }
+  RunTensors t;
+  if (int rc = prepareTensors(raw, t))
+    return rc;
   kiln_context *ctxRaw = nullptr;
   if (kiln_context_create(raw, &ctxRaw) != KILN_STATUS_OK)
     return fail(rtError("cannot create a context"));
   ContextPtr ctx(ctxRaw);
-  if (kiln_run(ctxRaw, inDesc.data(), nIn, outDesc.data(), nOut) !=
-      KILN_STATUS_OK)
+  if (kiln_run(ctxRaw, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
+               t.outDesc.size()) != KILN_STATUS_OK)
     return fail(rtError("run failed"));
   for (int64_t i = 0; i < nOut; ++i) {
     if (i < (int64_t)outputs.size()) {
       std::string err;
-      if (!writeTensorFile(outputs[i], outTensors[i], err))
+      if (!writeTensorFile(outputs[i], t.outputs[i], err))
         return fail(err);
     } else {
-      printSummary(i, outTensors[i]);
+      printSummary(i, t.outputs[i]);
     }
+  }
+  return 0;
+}
+
+static int runProfile() {
+  const std::string &libPath = profileLibrary;
+  if (threads.getNumOccurrences())
+    kiln_rt_set_num_threads((int)threads);
+  if (profileIters == 0)
+    return fail("--iters: at least 1");
+  kiln_model *raw = nullptr;
+  if (kiln_model_load(libPath.c_str(), &raw) != KILN_STATUS_OK)
+    return fail(rtError("cannot load " + libPath));
+  ModelPtr model(raw);
+  if (kiln_model_num_kernels(raw) == 0)
+    return fail(libPath + " was not compiled with --profile: recompile it "
+                          "with `kiln compile --profile`");
+  RunTensors t;
+  if (int rc = prepareTensors(raw, t))
+    return rc;
+  kiln_context *ctxRaw = nullptr;
+  if (kiln_context_create(raw, &ctxRaw) != KILN_STATUS_OK)
+    return fail(rtError("cannot create a context"));
+  ContextPtr ctx(ctxRaw);
+  auto runOnce = [&] {
+    return kiln_run(ctxRaw, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
+                    t.outDesc.size()) == KILN_STATUS_OK;
+  };
+  for (unsigned i = 0; i < profileWarmup; ++i)
+    if (!runOnce())
+      return fail(rtError("run failed"));
+  // Room for each kernel called a few times per run (kernels inside loops
+  // run once per iteration); what does not fit is reported as dropped.
+  int64_t capacity = (kiln_model_num_kernels(raw) + 1) * 4 * profileIters;
+  capacity = std::min<int64_t>(std::max<int64_t>(capacity, 1 << 16), 1 << 22);
+  if (kiln_context_set_profiling(ctxRaw, capacity) != KILN_STATUS_OK)
+    return fail(rtError("cannot profile"));
+  for (unsigned i = 0; i < profileIters; ++i)
+    if (!runOnce())
+      return fail(rtError("run failed"));
+  const kiln_profile_event *events = nullptr;
+  int64_t count = 0, dropped = 0;
+  kiln_context_profile_events(ctxRaw, &events, &count, &dropped);
+  ProfileReport report = summarizeProfile(raw, events, count);
+  printProfileTable(report, libPath, kiln_rt_get_num_threads(), dropped);
+  if (!traceFile.empty()) {
+    std::string err;
+    if (!writeChromeTrace(raw, events, count, traceFile, err))
+      return fail(err);
+    std::printf("trace: %s\n", traceFile.c_str());
   }
   return 0;
 }
@@ -283,6 +370,12 @@ static int runInspect() {
                                                         : "-");
   std::printf("  weights checksum: %016" PRIx64 "\n",
               kiln_model_weights_checksum(raw));
+  if (desc->weights_file)
+    std::printf("  weights: external, %s (%" PRIu64 " bytes)\n",
+                desc->weights_file, desc->weights_bytes);
+  if (kiln_model_num_kernels(raw) > 0)
+    std::printf("  profiled kernels: %" PRId64 "\n",
+                kiln_model_num_kernels(raw));
   std::printf("  arena: %" PRIu64 " bytes (alignment %" PRIu64
               ", lower bound %" PRIu64 " bytes of buffers live at once)\n",
               kiln_model_arena_bytes(raw), kiln_model_arena_alignment(raw),
@@ -301,6 +394,7 @@ static int runInspect() {
 }
 
 Command RunCommand{runSub, runRun};
+Command ProfileCommand{profileSub, runProfile};
 Command InspectCommand{inspectSub, runInspect};
 
 } // namespace kiln::driver

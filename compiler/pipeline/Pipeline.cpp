@@ -4,6 +4,7 @@
 
 #include "dialects/graph/GraphDialect.h"
 #include "lowering/bufferization/Passes.h"
+#include "lowering/cpu/Passes.h"
 #include "lowering/emit/FlattenConstantGlobals.h"
 #include "lowering/emit/ModelLibrary.h"
 #include "lowering/graph/Passes.h"
@@ -147,6 +148,29 @@ llvm::Error runPipeline(ModuleOp module, OpPassManager &pipeline,
   return runPasses(module, pipeline, stage, /*dump=*/false);
 }
 
+/// The kernel table of a profiled library: the kernels
+/// kiln-cpu-instrument-profile numbered, with what kiln-annotate-profile
+/// recorded about their nodes.
+static std::vector<KernelInfo> collectKernelInfos(ModuleOp module) {
+  std::vector<KernelInfo> kernels;
+  auto list = module->getAttrOfType<ArrayAttr>(kProfileKernelsAttr);
+  auto nodes = module->getAttrOfType<DictionaryAttr>(kProfileNodesAttr);
+  if (!list)
+    return kernels;
+  for (auto entry : list.getAsRange<DictionaryAttr>()) {
+    KernelInfo k;
+    k.symbol = entry.getAs<StringAttr>("symbol").str();
+    k.node = entry.getAs<StringAttr>("node").str();
+    if (auto node = nodes ? nodes.getAs<DictionaryAttr>(k.node) : nullptr) {
+      k.opType = node.getAs<StringAttr>("op").str();
+      k.fused = node.getAs<StringAttr>("fused").str();
+      k.nodeFlops = node.getAs<FloatAttr>("flops").getValueAsDouble();
+    }
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
 llvm::Error compileModelLibrary(ModuleOp module,
                                 const CompileOptions &options) {
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
@@ -161,6 +185,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
   buildGraphPipeline(graphPm, options.convLayout.empty()
                                   ? target->getPreferredConvLayout()
                                   : llvm::StringRef(options.convLayout));
+  if (options.targetOptions.profile)
+    graphPm.addPass(createAnnotateProfile());
   if (auto err = runPasses(module, graphPm, "graph optimization",
                            options.dumpIR, false, options.verbose))
     return err;
@@ -201,6 +227,23 @@ llvm::Error compileModelLibrary(ModuleOp module,
 
   ModelLibraryInfo info;
   info.target = target->getName().str();
+  if (options.targetOptions.profile)
+    info.kernels = collectKernelInfos(module);
+  std::string weightsBlob, weightsPath;
+  if (options.externalWeights) {
+    auto blob = externalizeWeights(*llvmModule);
+    if (!blob)
+      return blob.takeError();
+    weightsBlob = std::move(*blob);
+  }
+  if (!weightsBlob.empty()) {
+    llvm::SmallString<128> path(options.outputPath);
+    llvm::sys::path::replace_extension(path, "weights");
+    weightsPath = std::string(path);
+    info.externalWeightsFile = llvm::sys::path::filename(path).str();
+    info.externalWeightsBytes = weightsBlob.size();
+    info.externalWeightsChecksum = fnv1a64(weightsBlob);
+  }
   if (auto bytes = module->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
     info.entryTakesArena = true;
     info.arenaBytes = bytes.getInt();
@@ -234,6 +277,15 @@ llvm::Error compileModelLibrary(ModuleOp module,
     llvm::sys::fs::remove(object);
   if (err)
     return err;
+  if (!weightsPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(weightsPath, ec, llvm::sys::fs::OF_None);
+    if (!ec)
+      os << weightsBlob;
+    if (ec || os.has_error())
+      return llvm::createStringError("cannot write " + weightsPath + ": " +
+                                     (ec ? ec : os.error()).message());
+  }
   std::string header = options.headerPath;
   if (header.empty()) {
     llvm::SmallString<128> h(options.outputPath);

@@ -33,6 +33,9 @@ struct CompileOptions {
   /// Print a remark for each op that takes a slow path (scalar loops, a
   /// fallback), with its node and the reason.
   bool remarks = false;
+  /// Write the weights to a file beside the library (`<output>.weights`,
+  /// mapped by kiln_rt at load time) instead of into it.
+  bool externalWeights = false;
 };
 
 /// With `kiln compile -v`, prints "kiln: <phase> <seconds> s" to stderr

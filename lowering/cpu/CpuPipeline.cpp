@@ -22,7 +22,7 @@ static void addUpstream(OpPassManager &pm, llvm::StringRef text) {
 }
 
 void buildCpuLoweringPipeline(OpPassManager &pm,
-                              const CpuScheduleOptions &options) {
+                              const CpuScheduleOptions &options, bool profile) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
@@ -54,7 +54,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createApproximateMath());
-  pm.addPass(createParallelToRuntime());
+  pm.addPass(createParallelToRuntime({/*markKernels=*/profile}));
+  if (profile)
+    pm.addPass(createInstrumentProfile());
   // Loops, then LLVM.
   addUpstream(pm, "func.func(convert-linalg-to-loops),"
                   "convert-vector-to-scf{full-unroll=true},"

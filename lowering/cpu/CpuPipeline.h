@@ -16,9 +16,11 @@ using CpuScheduleOptions = SelectScheduleOptions;
 
 /// Bufferizes linalg-on-tensors, plans memory, selects each op's schedule,
 /// tiles and vectorizes for the CPU, and lowers to the LLVM dialect. Shared
-/// by every CPU target; they differ in the options.
+/// by every CPU target; they differ in the options. `profile` times every
+/// kernel through kiln_rt (kiln-cpu-instrument-profile).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
-                              const CpuScheduleOptions &options);
+                              const CpuScheduleOptions &options,
+                              bool profile = false);
 
 } // namespace kiln
 

@@ -17,6 +17,9 @@
 // holds the whole model when LLVM code generation splits the module by
 // function across threads.
 //
+// With mark-kernels, each call site is marked `kiln.kernel = "<outlined
+// function>"`, for kiln-cpu-instrument-profile.
+//
 // The runtime symbol is an extern_weak reference, so a model loaded where
 // kiln_rt's symbols are not global still runs, serially. Memrefs cross the
 // struct as their LLVM descriptors through unrealized casts that
@@ -109,7 +112,7 @@ LLVM::LLVMFuncOp getOrDeclareRuntime(ModuleOp module) {
 constexpr llvm::StringLiteral kSerialAttr = "kiln.serial";
 
 LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
-                      unsigned index) {
+                      unsigned index, bool markKernel) {
   bool serial = forall->hasAttr(kSerialAttr);
   if (!forall.getOutputs().empty())
     return failure();
@@ -242,7 +245,10 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
   if (serial) {
     Value zero = arith::ConstantIntOp::create(cb, loc, 0, 64);
     Value one = arith::ConstantIntOp::create(cb, loc, 1, 64);
-    func::CallOp::create(cb, loc, fn, ValueRange{zero, one, buffer});
+    auto call =
+        func::CallOp::create(cb, loc, fn, ValueRange{zero, one, buffer});
+    if (markKernel)
+      call->setAttr(kKernelAttr, fn.getSymNameAttr());
     forall.erase();
     return success();
   }
@@ -257,6 +263,8 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
   Value present =
       LLVM::ICmpOp::create(cb, loc, LLVM::ICmpPredicate::ne, runtimePtr, null);
   auto ifOp = scf::IfOp::create(cb, loc, present, /*withElseRegion=*/true);
+  if (markKernel)
+    ifOp->setAttr(kKernelAttr, fn.getSymNameAttr());
   {
     OpBuilder tb = ifOp.getThenBodyBuilder();
     Value fnRef =
@@ -276,6 +284,7 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
 
 struct ParallelToRuntimePass
     : impl::ParallelToRuntimeBase<ParallelToRuntimePass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     LLVMTypeConverter converter(&getContext());
@@ -312,7 +321,7 @@ struct ParallelToRuntimePass
     }
     unsigned index = 0;
     for (scf::ForallOp op : outer) {
-      if (succeeded(outline(op, converter, index))) {
+      if (succeeded(outline(op, converter, index, markKernels))) {
         ++index;
         continue;
       }

@@ -30,6 +30,14 @@ void populateStoreBoolsAsBytesPatterns(mlir::RewritePatternSet &patterns);
 
 /// Name of the runtime entry the outlined parallel bodies are passed to.
 inline constexpr const char *kParallelForSymbol = "kiln_rt_parallel_for";
+/// On each kernel call site kiln-cpu-parallel-to-runtime makes: the
+/// outlined function's name.
+inline constexpr const char *kKernelAttr = "kiln.kernel";
+/// The runtime hook profiled libraries call around each kernel.
+inline constexpr const char *kProfileEventSymbol = "kiln_rt_profile_event";
+/// Module attribute of kiln-cpu-instrument-profile: one {symbol, node} per
+/// kernel index.
+inline constexpr const char *kProfileKernelsAttr = "kiln.profile.kernels";
 } // namespace kiln
 
 #endif // KILN_LOWERING_CPU_PASSES_H

@@ -144,11 +144,30 @@ def ParallelToRuntime : Pass<"kiln-cpu-parallel-to-runtime", "mlir::ModuleOp"> {
     `kiln_rt_parallel_for(n, body, data)`; `data` points to a stack struct
     of the captured values (memref descriptors, scalars). Nested foralls and
     loops capturing unsupported types become serial `scf.for` nests.
+    With `mark-kernels`, each call site gets `kiln.kernel = "<function>"`
+    for kiln-cpu-instrument-profile.
   }];
+  let options = [
+    Option<"markKernels", "mark-kernels", "bool", "false",
+           "Mark each kernel call site with kiln.kernel">,
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect",
                            "mlir::func::FuncDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+def InstrumentProfile : Pass<"kiln-cpu-instrument-profile", "mlir::ModuleOp"> {
+  let summary = "Time every kernel call through the kiln_rt profile hook";
+  let description = [{
+    For `kiln compile --profile`, after kiln-cpu-parallel-to-runtime: each
+    call site marked `kiln.kernel` gets an index k and is bracketed by
+    `kiln_rt_profile_event(k, 0)` and `kiln_rt_profile_event(k, 1)` (an
+    extern_weak symbol, called only when present), and the module gets
+    `kiln.profile.kernels`, one `{symbol, node}` per index, node being the
+    ONNX node of the call's location. The marks are removed.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
 }
 
 def ApproximateMath : Pass<"kiln-cpu-approximate-math", "mlir::func::FuncOp"> {

@@ -143,27 +143,68 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
       m, symTy, true, GlobalValue::PrivateLinkage,
       ConstantArray::get(symTy, symbolNames), "kiln.symbols");
 
-  auto *descTy = StructType::create(ctx,
-                                    {i32, i32, ptrTy, ptrTy, ptrTy, i64, i64,
-                                     ptrTy, i64, ptrTy, i64, ptrTy, i64, i64,
-                                     ptrTy, i64, ptrTy, ptrTy},
-                                    "kiln_model_desc");
+  Constant *weightsFile = ConstantPointerNull::get(ptrTy);
+  Constant *weightsBase = ConstantPointerNull::get(ptrTy);
+  uint64_t checksum = computeWeightsChecksum(m);
+  if (!info.externalWeightsFile.empty()) {
+    GlobalVariable *base = m.getGlobalVariable(kWeightsBaseSymbol, true);
+    if (!base)
+      return createStringError("external weights without a base pointer");
+    weightsFile = makeString(m, info.externalWeightsFile, "kiln.weights_file");
+    weightsBase = base;
+    checksum = info.externalWeightsChecksum;
+  }
+
+  auto *kernelTy = StructType::create(
+      ctx, {ptrTy, ptrTy, ptrTy, ptrTy, Type::getDoubleTy(ctx)},
+      "kiln_kernel_info");
+  SmallVector<Constant *> kernelInfos;
+  for (auto [i, k] : llvm::enumerate(info.kernels)) {
+    std::string prefix = ("kiln.kernel" + Twine(i)).str();
+    kernelInfos.push_back(ConstantStruct::get(
+        kernelTy, {makeString(m, k.symbol, prefix + ".symbol"),
+                   makeString(m, k.node, prefix + ".node"),
+                   makeString(m, k.opType, prefix + ".op"),
+                   makeString(m, k.fused, prefix + ".fused"),
+                   ConstantFP::get(Type::getDoubleTy(ctx), k.nodeFlops)}));
+  }
+  Constant *kernels = ConstantPointerNull::get(ptrTy);
+  if (!kernelInfos.empty()) {
+    auto *ty = ArrayType::get(kernelTy, kernelInfos.size());
+    kernels =
+        new GlobalVariable(m, ty, true, GlobalValue::PrivateLinkage,
+                           ConstantArray::get(ty, kernelInfos), "kiln.kernels");
+  }
+
+  auto *descTy = StructType::create(
+      ctx, {i32,   i32,   ptrTy, ptrTy, ptrTy, i64, i64,   ptrTy,
+            i64,   ptrTy, i64,   ptrTy, i64,   i64, ptrTy, i64,
+            ptrTy, ptrTy, i64,   ptrTy, ptrTy, i64, ptrTy},
+      "kiln_model_desc");
   Constant *desc = ConstantStruct::get(
-      descTy,
-      {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION), ConstantInt::get(i32, 0),
-       makeString(m, sig.name, "kiln.name"),
-       makeString(m, info.target, "kiln.target"),
-       makeString(m, KILN_VERSION, "kiln.version"),
-       ConstantInt::get(i64, computeWeightsChecksum(m)),
-       ConstantInt::get(i64, sig.inputs.size()), makeInfos(sig.inputs, "input"),
-       ConstantInt::get(i64, sig.outputs.size()),
-       makeInfos(sig.outputs, "output"),
-       ConstantInt::get(i64, sig.symbols.size()), symbols,
-       ConstantInt::get(i64, info.arenaBytes),
-       ConstantInt::get(i64, info.arenaAlignment), run,
-       ConstantInt::get(i64, info.arenaLowerBound),
-       makeString(m, info.cpu, "kiln.cpu"),
-       makeString(m, info.cpuFeatures, "kiln.cpu_features")});
+      descTy, {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION),
+               ConstantInt::get(i32, 0),
+               makeString(m, sig.name, "kiln.name"),
+               makeString(m, info.target, "kiln.target"),
+               makeString(m, KILN_VERSION, "kiln.version"),
+               ConstantInt::get(i64, checksum),
+               ConstantInt::get(i64, sig.inputs.size()),
+               makeInfos(sig.inputs, "input"),
+               ConstantInt::get(i64, sig.outputs.size()),
+               makeInfos(sig.outputs, "output"),
+               ConstantInt::get(i64, sig.symbols.size()),
+               symbols,
+               ConstantInt::get(i64, info.arenaBytes),
+               ConstantInt::get(i64, info.arenaAlignment),
+               run,
+               ConstantInt::get(i64, info.arenaLowerBound),
+               makeString(m, info.cpu, "kiln.cpu"),
+               makeString(m, info.cpuFeatures, "kiln.cpu_features"),
+               ConstantInt::get(i64, kernelInfos.size()),
+               kernels,
+               weightsFile,
+               ConstantInt::get(i64, info.externalWeightsBytes),
+               weightsBase});
   auto *descVar = new GlobalVariable(
       m, descTy, true, GlobalValue::PrivateLinkage, desc, "kiln.model_desc");
 
@@ -192,6 +233,15 @@ static void hashConstant(const Constant *c, const DataLayout &dl,
     for (const Use &op : c->operands())
       hashConstant(cast<Constant>(op.get()), dl, hash);
   }
+}
+
+uint64_t fnv1a64(StringRef bytes) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char c : bytes) {
+    hash ^= (uint8_t)c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
 }
 
 uint64_t computeWeightsChecksum(const Module &m) {

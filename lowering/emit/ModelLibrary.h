@@ -16,12 +16,19 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class TargetMachine;
 } // namespace llvm
 
 namespace kiln {
+
+/// One entry of a profiled library's kernel table (kiln_kernel_info).
+struct KernelInfo {
+  std::string symbol, node, opType, fused;
+  double nodeFlops = 0;
+};
 
 struct ModelLibraryInfo {
   std::string target;
@@ -33,10 +40,27 @@ struct ModelLibraryInfo {
   uint64_t arenaLowerBound = 0;
   /// True when the entry takes a trailing arena memref argument.
   bool entryTakesArena = false;
+  /// The kernels of a `--profile` library, by index.
+  std::vector<KernelInfo> kernels;
+  /// With `--weights external`: the weights file's name (beside the
+  /// library), its size and checksum; empty when the weights are inside.
+  std::string externalWeightsFile;
+  uint64_t externalWeightsBytes = 0;
+  uint64_t externalWeightsChecksum = 0;
 };
 
 /// Name of the compiled graph function inside the library.
 inline constexpr const char *kEntryFunctionName = "kiln_entry";
+
+/// The writable pointer through which code reads external weights.
+inline constexpr const char *kWeightsBaseSymbol = "kiln.weights_base";
+
+/// Moves every weight global's bytes into the returned blob (64-byte
+/// aligned offsets) and rewrites the code to read them through
+/// `kiln.weights_base`; an empty blob when the module has no weights.
+llvm::Expected<std::string> externalizeWeights(llvm::Module &module);
+/// FNV-1a 64 of `bytes`, as kiln_rt checks the weights file.
+uint64_t fnv1a64(llvm::StringRef bytes);
 
 /// Adds `kiln_model_get`, the descriptor and the run wrapper to `module`,
 /// and makes every other definition internal.

@@ -12,6 +12,10 @@ namespace kiln {
 #define GEN_PASS_REGISTRATION
 #include "lowering/graph/Passes.h.inc"
 
+/// Module attribute of kiln-annotate-profile: node name -> {op, fused,
+/// flops}.
+inline constexpr const char *kProfileNodesAttr = "kiln.profile.nodes";
+
 /// BatchNormalization with constant parameters into Conv/ConvTranspose/Gemm
 /// weights, or into Mul + Add by constants.
 void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);

@@ -77,4 +77,17 @@ def ConvertLayout : Pass<"kiln-convert-layout", "mlir::func::FuncOp"> {
   let dependentDialects = ["kiln::kernel::KernelDialect"];
 }
 
+def AnnotateProfile : Pass<"kiln-annotate-profile", "mlir::ModuleOp"> {
+  let summary = "Record each ONNX node's op type, fused ops and FLOPs";
+  let description = [{
+    For `kiln compile --profile`: writes `kiln.profile.nodes` on the module,
+    a dictionary from ONNX node name (the first name in an op's location) to
+    `{op, fused, flops}`: the ONNX op type (FusedConv and
+    kiln_kernel.conv_2d_nhwc are Conv), what graph passes fused into it
+    (`bias`, the activation) and its floating-point operations (2 per
+    multiply-add of Conv, ConvTranspose, MatMul and Gemm; 0 for other ops
+    and for dynamic shapes). The library's kernel table is written from it.
+  }];
+}
+
 #endif // KILN_LOWERING_GRAPH_PASSES

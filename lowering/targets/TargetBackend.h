@@ -47,6 +47,8 @@ struct TargetOptions {
   /// Per-op schedules as JSON text, keyed by signature (from a tuning
   /// database: `--tuning-db`); the schedule file's entries win.
   std::string schedules;
+  /// Time every kernel through kiln_rt (`kiln compile --profile`).
+  bool profile = false;
 };
 
 class TargetBackend {

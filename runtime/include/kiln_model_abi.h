@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 3u
+#define KILN_MODEL_ABI_VERSION 4u
 
 /* Element types use ONNX TensorProto.DataType codes so that .pb files and
  * model metadata agree without a translation table. */
@@ -52,16 +52,33 @@ typedef struct kiln_tensor_info {
  * concatenated (rank entries each). Buffers are dense row-major. `arena`
  * points to `arena_bytes` of scratch aligned to `arena_alignment`, owned by
  * the caller and not used concurrently. Returns 0 on success. */
+/* Since ABI 4. One instrumented kernel of a library compiled with
+ * `kiln compile --profile`: an outlined loop nest, named by the ONNX node it
+ * comes from. Around each call the library calls
+ * kiln_rt_profile_event(index, 0) and kiln_rt_profile_event(index, 1). */
+typedef struct kiln_kernel_info {
+  const char *symbol;  /* the outlined function, e.g. "kiln_entry_conv1_par3" */
+  const char *node;    /* ONNX node name ("" when unknown) */
+  const char *op_type; /* ONNX op type of the node ("Conv") */
+  const char *fused;   /* what was fused into it ("Relu", "bias"); "" if none */
+  /* Floating-point operations of the whole node (2 per multiply-add), 0
+   * when unknown (dynamic shapes, ops without a count). Every kernel of the
+   * node carries the node's count. */
+  double node_flops;
+} kiln_kernel_info;
+
 typedef int32_t (*kiln_model_run_fn)(void *const *buffers, const int64_t *dims,
                                      void *arena);
 
 typedef struct kiln_model_desc {
   uint32_t abi_version; /* KILN_MODEL_ABI_VERSION */
   uint32_t reserved;
-  const char *name;          /* graph name, sanitized to a C identifier */
-  const char *target;        /* e.g. "x86_64" */
-  const char *kiln_version;  /* compiler version that produced the library */
-  uint64_t weights_checksum; /* FNV-1a 64 over all constant tensor bytes */
+  const char *name;         /* graph name, sanitized to a C identifier */
+  const char *target;       /* e.g. "x86_64" */
+  const char *kiln_version; /* compiler version that produced the library */
+  /* FNV-1a 64 over all constant tensor bytes (with external weights: over
+   * the bytes of the weights file) */
+  uint64_t weights_checksum;
   int64_t num_inputs;
   const kiln_tensor_info *inputs;
   int64_t num_outputs;
@@ -80,6 +97,19 @@ typedef struct kiln_model_desc {
    * lacks one of them. NULL or "" when nothing needs checking. */
   const char *cpu;
   const char *cpu_features;
+  /* Since ABI 4. The instrumented kernels of a `--profile` library; 0 and
+   * NULL otherwise. */
+  int64_t num_kernels;
+  const kiln_kernel_info *kernels;
+  /* Since ABI 4. Weights kept outside the library (`--weights external`):
+   * the file's name, relative to the library's folder, and its size. The
+   * runtime maps the file read-only, checks its size and that its FNV-1a 64
+   * equals weights_checksum, and stores its address in *weights_base, which
+   * the code reads every weight through. NULL, 0 and NULL when the weights
+   * are inside the library. */
+  const char *weights_file;
+  uint64_t weights_bytes;
+  const void **weights_base;
 } kiln_model_desc;
 
 typedef const kiln_model_desc *(*kiln_model_get_fn)(void);

@@ -131,6 +131,41 @@ KILN_RT_API kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
                                  int64_t num_inputs, const kiln_tensor *outputs,
                                  int64_t num_outputs);
 
+/*===--------------------------- Profiling -------------------------------===*/
+
+/* Kernels of a library compiled with `kiln compile --profile`; 0 / NULL for
+ * other libraries or an index out of range. */
+KILN_RT_API int64_t kiln_model_num_kernels(const kiln_model *m);
+KILN_RT_API const kiln_kernel_info *kiln_model_kernel(const kiln_model *m,
+                                                      int64_t index);
+
+/* One timed interval on the run's thread, CLOCK_MONOTONIC nanoseconds.
+ * `kernel` indexes kiln_model_kernel; KILN_PROFILE_RUN marks a whole
+ * kiln_run. */
+typedef struct kiln_profile_event {
+  int64_t kernel;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+} kiln_profile_event;
+#define KILN_PROFILE_RUN (-1)
+
+/* Records up to `max_events` events of this context's runs (0 turns
+ * recording off and frees the buffer); clears what was recorded. Events past
+ * the capacity are counted as dropped. INVALID_ARGUMENT if the model has no
+ * kernels and max_events > 0. */
+KILN_RT_API kiln_status kiln_context_set_profiling(kiln_context *ctx,
+                                                   int64_t max_events);
+/* The events recorded since profiling was set or cleared, in order; valid
+ * until the next kiln_run or kiln_context_set_profiling on this context.
+ * `dropped` (may be NULL) receives the number that did not fit. */
+KILN_RT_API kiln_status kiln_context_profile_events(
+    const kiln_context *ctx, const kiln_profile_event **events, int64_t *count,
+    int64_t *dropped);
+/* Called by profiled model code around each kernel (phase 0: begin, 1:
+ * end) on the thread running kiln_run; a no-op when the context records
+ * nothing. Not for applications. */
+KILN_RT_API void kiln_rt_profile_event(int64_t kernel, int64_t phase);
+
 /*===-------------------------- Thread pool ------------------------------===*/
 
 /* Calls body(begin, end, data) on disjoint ranges covering [0, n), using the

@@ -55,6 +55,7 @@ void kiln_context_destroy(kiln_context *ctx) {
   free(ctx->dims);
   free(ctx->bindings);
   free(ctx->bound_by);
+  free(ctx->events);
   free(ctx);
 }
 

@@ -15,6 +15,7 @@ struct kiln_model {
   const kiln_model_desc *desc;
   int64_t total_rank;       /* sum of all input and output ranks */
   uint64_t arena_alignment; /* effective: power of two, at least 64 */
+  int maps_weights;         /* holds a reference on its weights mapping */
 };
 
 struct kiln_context {
@@ -25,6 +26,10 @@ struct kiln_context {
   int64_t *dims;     /* total_rank */
   int64_t *bindings; /* num_symbols */
   int64_t *bound_by; /* num_symbols: input index that bound each symbol */
+  /* Profiling (profile.c): NULL events means not recording. */
+  kiln_profile_event *events;
+  int64_t max_events, num_events, dropped_events;
+  uint64_t kernel_begin_ns;
 };
 
 /* Records a formatted message for kiln_last_error() and returns `status`. */
@@ -44,5 +49,16 @@ kiln_status kiln_rt_check_cpu_features(const kiln_model_desc *d,
 kiln_status kiln_rt_bind_inputs(const kiln_model *model,
                                 const kiln_tensor *inputs, int64_t num_inputs,
                                 int64_t *bindings, int64_t *bound_by);
+
+/* Maps the external weights of a model loaded from `lib_path` (NULL for
+ * kiln_model_from_desc) and points the library at them; a no-op for a
+ * library that holds its weights (weights.c). */
+kiln_status kiln_rt_map_weights(kiln_model *model, const char *lib_path);
+/* Drops the model's reference on its weights mapping. */
+void kiln_rt_unmap_weights(kiln_model *model);
+
+/* Calls the model's run function, recording the run and its kernels when
+ * the context profiles (profile.c). */
+int32_t kiln_rt_run_recorded(kiln_context *ctx);
 
 #endif /* KILN_RT_INTERNAL_H */

@@ -76,6 +76,16 @@ kiln_status kiln_rt_check_desc(kiln_model *model, const char *origin) {
                             "binds",
                             origin, d->outputs[i].name, (int)k);
     }
+  if (d->num_kernels < 0 || (d->num_kernels > 0 && !d->kernels))
+    return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
+                        "%s: malformed descriptor: bad kernel table", origin);
+  for (int64_t i = 0; i < d->num_kernels; ++i) {
+    const kiln_kernel_info *k = &d->kernels[i];
+    if (!k->symbol || !k->node || !k->op_type || !k->fused)
+      return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
+                          "%s: malformed descriptor: kernel %lld", origin,
+                          (long long)i);
+  }
   kiln_status cpu = kiln_rt_check_cpu_features(d, origin);
   if (cpu != KILN_STATUS_OK)
     return cpu;
@@ -157,6 +167,8 @@ kiln_status kiln_model_load(const char *path, kiln_model **out) {
   model->handle = handle;
   model->desc = desc;
   st = kiln_rt_check_desc(model, path);
+  if (st == KILN_STATUS_OK)
+    st = kiln_rt_map_weights(model, path);
   if (st != KILN_STATUS_OK) {
     kiln_model_unload(model);
     return st;
@@ -179,6 +191,8 @@ kiln_status kiln_model_from_desc(const kiln_model_desc *desc,
     return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY, "kiln_model_from_desc");
   model->desc = desc;
   st = kiln_rt_check_desc(model, "kiln_model_from_desc");
+  if (st == KILN_STATUS_OK)
+    st = kiln_rt_map_weights(model, NULL);
   if (st != KILN_STATUS_OK) {
     free(model);
     return st;
@@ -190,6 +204,7 @@ kiln_status kiln_model_from_desc(const kiln_model_desc *desc,
 void kiln_model_unload(kiln_model *model) {
   if (!model)
     return;
+  kiln_rt_unmap_weights(model);
   if (model->handle)
     dlclose(model->handle);
   free(model);

@@ -72,7 +72,7 @@ CpuTargetBackend::getScheduleDefaults(const TargetOptions &options) const {
 
 void CpuTargetBackend::buildLoweringPipeline(
     mlir::OpPassManager &pm, const TargetOptions &options) const {
-  buildCpuLoweringPipeline(pm, getSchedule(options));
+  buildCpuLoweringPipeline(pm, getSchedule(options), options.profile);
 }
 
 void CpuTargetBackend::configureLlvmOptions(
