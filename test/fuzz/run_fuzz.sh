@@ -7,6 +7,7 @@
 # node-test models and the importer's lit inputs. The corpus grows in
 # BUILD_DIR/fuzz/corpus across runs; a crashing input lands in
 # BUILD_DIR/fuzz/artifacts/. Extra arguments go to libFuzzer.
+# To reproduce one input: BUILD_DIR/bin/kiln-importer-fuzzer FILE
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
