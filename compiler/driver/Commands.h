@@ -48,7 +48,11 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 loadModel(mlir::MLIRContext &ctx, const std::string &path);
 /// Target, CPU, features, layout and schedule options of compile and tune
 /// into `options`; nonzero (after printing why) if they are wrong.
-int getTargetOptions(CompileOptions &options);
+/// `allowBundle`: several targets (and NAME:CPU) may be given; the first
+/// one's go into `options`.
+int getTargetOptions(CompileOptions &options, bool allowBundle = false);
+// PruneCommand.cpp: prune.
+extern Command PruneCommand;
 // RunCommands.cpp: run, profile, inspect.
 extern Command RunCommand, ProfileCommand, InspectCommand;
 

@@ -13,6 +13,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,15 +28,23 @@ namespace cl = llvm::cl;
 namespace kiln::driver {
 
 namespace {
-/// `--target` values: the registered targets, checked while parsing.
+/// `--target` values: registered targets, each with an optional CPU
+/// (`x86_64:znver4`), comma-separated for a bundle; checked while parsing.
 struct TargetNameParser : public cl::parser<std::string> {
   using cl::parser<std::string>::parser;
   bool parse(cl::Option &option, llvm::StringRef, llvm::StringRef arg,
              std::string &value) {
     std::vector<std::string> names = getRegisteredTargetNames();
-    if (!llvm::is_contained(names, arg))
-      return option.error("unknown target '" + arg +
-                          "' (known: " + llvm::join(names, ", ") + ")");
+    llvm::SmallVector<llvm::StringRef> items;
+    arg.split(items, ',');
+    for (llvm::StringRef item : items) {
+      llvm::StringRef name = item.split(':').first;
+      if (!llvm::is_contained(names, name))
+        return option.error("unknown target '" + name +
+                            "' (known: " + llvm::join(names, ", ") + ")");
+      if (item.contains(':') && item.split(':').second.empty())
+        return option.error("'" + item + "': give a CPU after ':'");
+    }
     value = arg.str();
     return false;
   }
@@ -62,7 +72,9 @@ static cl::opt<std::string>
 static cl::opt<std::string, false, TargetNameParser>
     targetName("target", cl::value_desc("name"), cl::init("x86_64"),
                cl::sub(compileSub), cl::sub(getTuneSubCommand()),
-               cl::desc("Code-generation target (see `kiln targets`)"));
+               cl::desc("Code-generation target (see `kiln targets`); "
+                        "NAME:CPU picks its CPU, a comma-separated list "
+                        "writes a bundle of one library per entry"));
 static cl::opt<std::string>
     cpuName("cpu", cl::value_desc("cpu"), cl::sub(compileSub),
             cl::sub(getTuneSubCommand()),
@@ -224,9 +236,29 @@ static std::string defaultOutputPath(llvm::StringRef model) {
   return std::string(path);
 }
 
-int getTargetOptions(CompileOptions &options) {
-  options.target = targetName;
-  options.targetOptions.cpu = cpuName;
+/// The `--target` entries as (name, cpu); cpu is empty unless given.
+static std::vector<std::pair<std::string, std::string>> targetSpecs() {
+  std::vector<std::pair<std::string, std::string>> specs;
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(targetName).split(items, ',');
+  for (llvm::StringRef item : items) {
+    auto [name, cpu] = item.split(':');
+    specs.emplace_back(name.str(), cpu.str());
+  }
+  return specs;
+}
+
+int getTargetOptions(CompileOptions &options, bool allowBundle) {
+  auto specs = targetSpecs();
+  if (!allowBundle && (specs.size() > 1 || !specs[0].second.empty()))
+    return fail("--target: give one target name (lists and NAME:CPU are for "
+                "`kiln compile`)");
+  if (!specs[0].second.empty() && cpuName.getNumOccurrences())
+    return fail("--target " + targetName +
+                ": give the CPU either after ':' or with --cpu");
+  options.target = specs[0].first;
+  options.targetOptions.cpu =
+      specs[0].second.empty() ? std::string(cpuName) : specs[0].second;
   options.targetOptions.features = features;
   if (optLevel > 3)
     return fail("-O" + std::to_string(optLevel) + ": the levels are -O0..-O3");
@@ -272,12 +304,86 @@ static int readTunedSchedules(CompileOptions &options) {
   return 0;
 }
 
+/// One library per `--target` entry, written as one bundle file (see
+/// runtime/src/bundle.c for the format) with the header beside it.
+static int compileBundle(ModuleOp module, CompileOptions options) {
+  if (options.externalWeights)
+    return fail("--weights external cannot be combined with a bundle: each "
+                "library of a bundle holds its weights");
+  if (options.headerPath.empty()) {
+    llvm::SmallString<256> h(options.outputPath);
+    llvm::sys::path::replace_extension(h, "h");
+    options.headerPath = std::string(h);
+  }
+  std::string manifest, payload;
+  auto specs = targetSpecs();
+  manifest = "KILN-BUNDLE 1\nentries " + std::to_string(specs.size()) + "\n";
+  std::vector<std::string> lines;
+  for (auto &[name, cpu] : specs) {
+    CompileOptions entry = options;
+    entry.target = name;
+    entry.targetOptions.cpu = cpu.empty() ? std::string(cpuName) : cpu;
+    llvm::SmallString<128> tmp;
+    if (auto ec = llvm::sys::fs::createTemporaryFile("kiln-bundle", "so", tmp))
+      return fail("cannot create a temporary file: " + ec.message());
+    entry.outputPath = std::string(tmp);
+    OwningOpRef<ModuleOp> copy = module.clone();
+    ModelLibraryInfo info;
+    llvm::Error err = compileModelLibrary(*copy, entry, &info);
+    auto bytes = err ? nullptr : llvm::MemoryBuffer::getFile(tmp);
+    llvm::sys::fs::remove(tmp);
+    if (err)
+      return fail(compileInput + " (" + name +
+                  "): " + llvm::toString(std::move(err)));
+    if (!bytes)
+      return fail("cannot read the library for " + name);
+    std::string arch =
+        llvm::StringRef(createTarget(name)->getTriple()).split('-').first.str();
+    lines.push_back(std::to_string(payload.size()) + " " +
+                    std::to_string((*bytes)->getBufferSize()) + " " + name +
+                    " " + arch + " " + info.cpu + " " +
+                    (info.cpuFeatures.empty() ? "-" : info.cpuFeatures));
+    payload += (*bytes)->getBuffer();
+    // Libraries start on 4 KiB boundaries, as a linker would place them.
+    payload.resize(llvm::alignTo(payload.size(), 4096), '\0');
+  }
+  // Offsets count from the file's start: the manifest's own length is part
+  // of them, so it is measured with the offsets it will hold.
+  size_t base = 0;
+  std::string text;
+  for (int round = 0; round < 3; ++round) {
+    text = manifest;
+    for (const std::string &line : lines) {
+      auto [offset, rest] = llvm::StringRef(line).split(' ');
+      uint64_t off = 0;
+      offset.getAsInteger(10, off);
+      text += "entry " + std::to_string(off + base) + " " + rest.str() + "\n";
+    }
+    text += "end\n";
+    size_t aligned = llvm::alignTo(text.size(), 4096);
+    if (aligned == base)
+      break;
+    base = aligned;
+  }
+  text.resize(base, '\0');
+  std::error_code ec;
+  llvm::raw_fd_ostream os(options.outputPath, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return fail("cannot write " + options.outputPath + ": " + ec.message());
+  os << text << payload;
+  os.close();
+  if (os.has_error())
+    return fail("cannot write " + options.outputPath + ": " +
+                os.error().message());
+  return 0;
+}
+
 static int runCompile() {
   CompileOptions options;
   options.outputPath = outputPath.getNumOccurrences()
                            ? outputPath.getValue()
                            : defaultOutputPath(compileInput);
-  if (int rc = getTargetOptions(options))
+  if (int rc = getTargetOptions(options, /*allowBundle=*/true))
     return rc;
   options.headerPath = headerPath;
   options.asmPath = asmPath;
@@ -300,6 +406,9 @@ static int runCompile() {
   }
   if (failed(module))
     return 1;
+  if (targetSpecs().size() > 1 ||
+      llvm::StringRef(options.outputPath).ends_with(".kiln"))
+    return compileBundle(**module, options);
   if (llvm::Error err = compileModelLibrary(**module, options)) {
     std::string msg = llvm::toString(std::move(err));
     return fail(compileInput + ": " + msg);

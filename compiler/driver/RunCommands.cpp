@@ -356,6 +356,29 @@ static int runInspect() {
   const std::string &path = inspectPath;
   if (endsWith(path, ".onnx"))
     return inspectOnnx(path);
+  if (kiln_is_bundle(path.c_str())) {
+    kiln_bundle *bundle = nullptr;
+    if (kiln_bundle_open(path.c_str(), &bundle) != KILN_STATUS_OK)
+      return fail(rtError("cannot read " + path));
+    int64_t n = kiln_bundle_num_entries(bundle);
+    int64_t chosen = kiln_bundle_select(bundle);
+    std::string why = chosen < 0 ? kiln_last_error() : "";
+    std::printf("bundle %s: %" PRId64 " librar%s\n", path.c_str(), n,
+                n == 1 ? "y" : "ies");
+    for (int64_t i = 0; i < n; ++i) {
+      const kiln_bundle_entry *e = kiln_bundle_entry_at(bundle, i);
+      std::printf("  %c %" PRId64 ": %s (%s), cpu %s, %" PRIu64
+                  " bytes, features: %s\n",
+                  i == chosen ? '*' : ' ', i, e->target, e->arch, e->cpu,
+                  e->size, *e->cpu_features ? e->cpu_features : "-");
+    }
+    kiln_bundle_close(bundle);
+    if (chosen < 0) {
+      std::printf("  none runs on this machine: %s\n", why.c_str());
+      return 0;
+    }
+    std::printf("  * loads on this machine\n");
+  }
   kiln_model *raw = nullptr;
   if (kiln_model_load(path.c_str(), &raw) != KILN_STATUS_OK)
     return fail(rtError("cannot load " + path));

@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
   kiln::registerAllTargets();
   const Command *commands[] = {&CompileCommand, &RunCommand,    &ProfileCommand,
                                &InspectCommand, &ImportCommand, &TargetsCommand,
-                               &OpsCommand,     &TuneCommand};
+                               &OpsCommand,     &TuneCommand,   &PruneCommand};
   cl::SetVersionPrinter(printVersion);
   // libLLVM registers its own options at the top level, where kiln has
   // none of its own: `kiln --help` lists only the commands and the generic

@@ -171,8 +171,8 @@ static std::vector<KernelInfo> collectKernelInfos(ModuleOp module) {
   return kernels;
 }
 
-llvm::Error compileModelLibrary(ModuleOp module,
-                                const CompileOptions &options) {
+llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
+                                ModelLibraryInfo *infoOut) {
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
   if (!target)
     return llvm::createStringError("unknown target '" + options.target + "'");
@@ -286,6 +286,8 @@ llvm::Error compileModelLibrary(ModuleOp module,
       return llvm::createStringError("cannot write " + weightsPath + ": " +
                                      (ec ? ec : os.error()).message());
   }
+  if (infoOut)
+    *infoOut = info;
   std::string header = options.headerPath;
   if (header.empty()) {
     llvm::SmallString<128> h(options.outputPath);

@@ -2,6 +2,7 @@
 #ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
 #define KILN_COMPILER_PIPELINE_PIPELINE_H
 
+#include "lowering/emit/ModelLibrary.h"
 #include "lowering/targets/TargetBackend.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -68,8 +69,11 @@ llvm::Error runPipeline(mlir::ModuleOp module, mlir::OpPassManager &pipeline,
 
 /// Compiles an imported module (one `func.func @main` in kiln.graph) into
 /// a shared library and a C header. Errors carry one line for the user.
+/// `infoOut`, when given, receives what the library's descriptor says
+/// (target, CPU, features, arena).
 llvm::Error compileModelLibrary(mlir::ModuleOp module,
-                                const CompileOptions &options);
+                                const CompileOptions &options,
+                                ModelLibraryInfo *infoOut = nullptr);
 
 /// The ONNX op types that have a lowering, sorted.
 std::vector<std::string> getSupportedOpTypes(mlir::MLIRContext &ctx);

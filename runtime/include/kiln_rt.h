@@ -60,12 +60,39 @@ KILN_RT_API const char *kiln_rt_version(void);
 typedef struct kiln_model kiln_model;
 
 /* dlopens `path` (RTLD_NOW | RTLD_LOCAL), resolves KILN_MODEL_ENTRY_SYMBOL and
- * checks the descriptor. LOAD_FAILED, ABI_MISMATCH or OUT_OF_MEMORY. */
+ * checks the descriptor; `path` may also be a bundle (see below).
+ * LOAD_FAILED, ABI_MISMATCH, UNSUPPORTED_CPU or OUT_OF_MEMORY. */
 KILN_RT_API kiln_status kiln_model_load(const char *path, kiln_model **out);
 /* Wraps a descriptor linked into the process (no library is opened). The
  * descriptor must outlive the model. */
 KILN_RT_API kiln_status kiln_model_from_desc(const kiln_model_desc *desc,
                                              kiln_model **out);
+/*===---------------------------- Bundles --------------------------------===*/
+
+/* A bundle (`kiln compile --target a,b,... -o m.kiln`) holds one library per
+ * target. kiln_model_load accepts a bundle path and loads the entry that
+ * suits this machine: its architecture, all its CPU features present, and of
+ * those the one with the most features; UNSUPPORTED_CPU when none does. */
+typedef struct kiln_bundle kiln_bundle;
+typedef struct kiln_bundle_entry {
+  const char *target;       /* "x86_64" */
+  const char *arch;         /* "x86_64", "aarch64", "riscv64" */
+  const char *cpu;          /* "x86-64-v3" */
+  const char *cpu_features; /* the features it needs, "" if none */
+  uint64_t offset, size;    /* the library's bytes in the bundle file */
+} kiln_bundle_entry;
+
+/* 1 if the file at `path` is a kiln bundle. */
+KILN_RT_API int kiln_is_bundle(const char *path);
+KILN_RT_API kiln_status kiln_bundle_open(const char *path, kiln_bundle **out);
+KILN_RT_API void kiln_bundle_close(kiln_bundle *bundle);
+KILN_RT_API int64_t kiln_bundle_num_entries(const kiln_bundle *bundle);
+KILN_RT_API const kiln_bundle_entry *
+kiln_bundle_entry_at(const kiln_bundle *bundle, int64_t index);
+/* The entry kiln_model_load picks on this machine, or -1 (kiln_last_error
+ * says what the bundle holds). */
+KILN_RT_API int64_t kiln_bundle_select(const kiln_bundle *bundle);
+
 /* Closes the library. All contexts of the model must be destroyed first. */
 KILN_RT_API void kiln_model_unload(kiln_model *model);
 

@@ -50,6 +50,14 @@ kiln_status kiln_rt_bind_inputs(const kiln_model *model,
                                 const kiln_tensor *inputs, int64_t num_inputs,
                                 int64_t *bindings, int64_t *bound_by);
 
+/* dlopens `dl_path` and checks the model it holds; messages name `origin`
+ * (model.c). */
+kiln_status kiln_rt_load_library(const char *dl_path, const char *origin,
+                                 kiln_model **out);
+/* Loads the entry of the bundle at `path` that suits this machine
+ * (bundle.c). */
+kiln_status kiln_rt_load_bundle(const char *path, kiln_model **out);
+
 /* Maps the external weights of a model loaded from `lib_path` (NULL for
  * kiln_model_from_desc) and points the library at them; a no-op for a
  * library that holds its weights (weights.c). */

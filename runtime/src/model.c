@@ -113,33 +113,12 @@ static kiln_status check_abi(const kiln_model_desc *desc, const char *origin) {
   return KILN_STATUS_OK;
 }
 
-kiln_status kiln_model_load(const char *path, kiln_model **out) {
-  if (!out)
-    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
-                        "kiln_model_load: out is NULL");
-  *out = NULL;
-  if (!path)
-    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
-                        "kiln_model_load: path is NULL");
-  /* A path without a slash would send dlopen through the library search
-   * path; a model path always names a file. */
-  void *handle;
-  if (!strchr(path, '/')) {
-    size_t len = strlen(path);
-    char *local = (char *)malloc(len + 3);
-    if (!local)
-      return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
-                          "kiln_model_load: out of memory");
-    memcpy(local, "./", 2);
-    memcpy(local + 2, path, len + 1);
-    handle = dlopen(local, RTLD_NOW | RTLD_LOCAL);
-    free(local);
-  } else {
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  }
+kiln_status kiln_rt_load_library(const char *dl_path, const char *origin,
+                                 kiln_model **out) {
+  void *handle = dlopen(dl_path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *msg = dlerror();
-    return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "cannot load '%s': %s", path,
+    return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "cannot load '%s': %s", origin,
                         msg ? msg : "unknown dlopen error");
   }
   /* The function-pointer cast through a union keeps -Wpedantic quiet. */
@@ -151,10 +130,11 @@ kiln_status kiln_model_load(const char *path, kiln_model **out) {
   if (!entry.obj) {
     dlclose(handle);
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
-                        "'%s' does not export " KILN_MODEL_ENTRY_SYMBOL, path);
+                        "'%s' does not export " KILN_MODEL_ENTRY_SYMBOL,
+                        origin);
   }
   const kiln_model_desc *desc = entry.fn();
-  kiln_status st = check_abi(desc, path);
+  kiln_status st = check_abi(desc, origin);
   if (st != KILN_STATUS_OK) {
     dlclose(handle);
     return st;
@@ -162,19 +142,46 @@ kiln_status kiln_model_load(const char *path, kiln_model **out) {
   kiln_model *model = calloc(1, sizeof(*model));
   if (!model) {
     dlclose(handle);
-    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY, "kiln_model_load: %s", path);
+    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY, "kiln_model_load: %s",
+                        origin);
   }
   model->handle = handle;
   model->desc = desc;
-  st = kiln_rt_check_desc(model, path);
+  st = kiln_rt_check_desc(model, origin);
   if (st == KILN_STATUS_OK)
-    st = kiln_rt_map_weights(model, path);
+    st = kiln_rt_map_weights(model, dl_path);
   if (st != KILN_STATUS_OK) {
     kiln_model_unload(model);
     return st;
   }
   *out = model;
   return KILN_STATUS_OK;
+}
+
+kiln_status kiln_model_load(const char *path, kiln_model **out) {
+  if (!out)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_model_load: out is NULL");
+  *out = NULL;
+  if (!path)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_model_load: path is NULL");
+  if (kiln_is_bundle(path))
+    return kiln_rt_load_bundle(path, out);
+  /* A path without a slash would send dlopen through the library search
+   * path; a model path always names a file. */
+  if (strchr(path, '/'))
+    return kiln_rt_load_library(path, path, out);
+  size_t len = strlen(path);
+  char *local = (char *)malloc(len + 3);
+  if (!local)
+    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                        "kiln_model_load: out of memory");
+  memcpy(local, "./", 2);
+  memcpy(local + 2, path, len + 1);
+  kiln_status st = kiln_rt_load_library(local, path, out);
+  free(local);
+  return st;
 }
 
 kiln_status kiln_model_from_desc(const kiln_model_desc *desc,
