@@ -56,6 +56,19 @@ CASES = {
     "k3_batch2": ((2, 16, 40, 40), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1, True, True),
     "k3_group2_32to32_w60": ((1, 32, 60, 60), 32, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 2,
                              True, True),
+    # Grouped convolutions run as a loop over the groups: ResNeXt's 32 groups,
+    # RegNet's 8-channel groups at stride 2, odd group widths, a batch of two,
+    # dilation, and a weight fed at run time.
+    "k3_group32_256_w14": ((1, 256, 14, 14), 256, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 32,
+                           True, True),
+    "k3_group26_s2_208_w15": ((1, 208, 15, 15), 208, [3, 3], [2, 2], [1, 1],
+                              [1, 1, 1, 1], 26, True, True),
+    "k3_group3_21to15_w19": ((1, 21, 19, 19), 15, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 3,
+                             False, True),
+    "k3_group4_batch2_dil2": ((2, 32, 24, 24), 16, [3, 3], [1, 1], [2, 2], [2, 2, 2, 2], 4,
+                              True, True),
+    "k3_group8_weight_input": ((1, 64, 20, 20), 64, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 8,
+                               True, False),
 }
 
 # (label, extra `kiln compile` arguments)

@@ -66,16 +66,19 @@ func.func @pointwise(%x: tensor<1x16x40x40xf32>, %w: tensor<32x16x1x1xf32>, %o: 
 
 // -----
 
-// A grouped convolution runs as one im2col contraction per group, each with
-// the grouped op's schedule; the results go back into their group's slice.
-// CHECK-LABEL: func.func @grouped
+// A grouped convolution runs as a forall over the groups, each iteration one
+// im2col contraction with the grouped op's schedule whose result goes back
+// into its group's slice: the code does not grow with the group count.
+// CHECK-LABEL: func.func @grouped(
+//  CHECK-SAME:   %[[X:[^:]*]]: tensor<1x2x4x10x10xf32>, %[[W:[^:]*]]: tensor<2x3x4x3x3xf32>, %[[O:[^:]*]]: tensor<1x2x3x8x8xf32>)
 //   CHECK-NOT: linalg.conv_2d_ngchw_gfchw
-//       CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 1, 4, 10, 10] [1, 1, 1, 1, 1] : tensor<1x2x4x10x10xf32> to tensor<1x4x10x10xf32>
-//       CHECK: linalg.matmul {{.*}}kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col"{{.*}}ins({{.*}} : tensor<3x36xf32>, tensor<36x64xf32>)
-//       CHECK: tensor.insert_slice {{.*}}[0, 0, 0, 0, 0] [1, 1, 3, 8, 8]
-//       CHECK: tensor.extract_slice %{{.*}}[0, 1, 0, 0, 0] [1, 1, 4, 10, 10]
-//       CHECK: linalg.matmul {{.*}}ins({{.*}} : tensor<3x36xf32>, tensor<36x64xf32>)
-//       CHECK: tensor.insert_slice {{.*}}[0, 1, 0, 0, 0] [1, 1, 3, 8, 8]
+//       CHECK: scf.forall (%[[G:.*]]) in (2) shared_outs(%[[ACC:.*]] = %[[O]])
+//       CHECK:   tensor.extract_slice %[[X]][0, %[[G]], 0, 0, 0] [1, 1, 4, 10, 10] [1, 1, 1, 1, 1] : tensor<1x2x4x10x10xf32> to tensor<1x4x10x10xf32>
+//       CHECK:   tensor.extract_slice %[[W]][%[[G]], 0, 0, 0, 0] [1, 3, 4, 3, 3]
+//       CHECK:   linalg.matmul {{.*}}kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col"{{.*}}ins({{.*}} : tensor<3x36xf32>, tensor<36x64xf32>)
+//       CHECK:   scf.forall.in_parallel
+//       CHECK:     tensor.parallel_insert_slice {{.*}} into %[[ACC]][0, %[[G]], 0, 0, 0] [1, 1, 3, 8, 8]
+//   CHECK-NOT: linalg.matmul
 func.func @grouped(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x3x4x3x3xf32>, %o: tensor<1x2x3x8x8xf32>) -> tensor<1x2x3x8x8xf32> {
   %r = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x2x4x10x10xf32>, tensor<2x3x4x3x3xf32>) outs(%o : tensor<1x2x3x8x8xf32>) -> tensor<1x2x3x8x8xf32>
