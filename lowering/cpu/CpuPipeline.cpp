@@ -26,6 +26,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createCollapseElementwiseDims());
   // Every schedule decision, on tensors: the convolution paths and the
   // tiles of the ops that exist now.
   pm.addNestedPass<func::FuncOp>(createSelectSchedule(options));

@@ -78,6 +78,23 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
   let dependentDialects = ["kiln::kernel::KernelDialect"];
 }
 
+def CollapseElementwiseDims
+    : Pass<"kiln-cpu-collapse-elementwise-dims", "mlir::func::FuncOp"> {
+  let summary = "Merge the loops every operand of an elementwise op reads contiguously";
+  let description = [{
+    On tensors: an all-parallel linalg.generic whose operands are read through
+    projected permutations (no constant indices) gets each maximal run of adjacent loops that all
+    operands read contiguously merged into one loop (upstream's dimension
+    collapsing, with reshapes around it), so that its innermost loop, the one
+    vectorized, is as long as the data allows (H*W instead of W for NCHW
+    activations). Ops reading a convolution's result keep their shape for
+    kiln-cpu-conv-to-im2col's per-block epilogues; ops that read their loop
+    indices are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
   let summary = "Rewrite 2-D convolutions as im2col plus a contraction";
   let description = [{

@@ -500,8 +500,9 @@ struct ExpandLowering : OpConversionPattern<g::ExpandOp> {
     }
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                          type.getElementType(), dyn);
-    SmallVector<AffineMap> maps{getBroadcastMap(rewriter.getContext(), in, r),
-                                rewriter.getMultiDimIdentityMap(r)};
+    SmallVector<AffineMap> maps{
+        getBroadcastMap(rewriter.getContext(), in, type.getShape()),
+        rewriter.getMultiDimIdentityMap(r)};
     SmallVector<utils::IteratorType> iters(r, utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, x, init, maps, iters,

@@ -42,11 +42,12 @@ Value createScalarConstant(OpBuilder &b, Location loc, Type type, double v) {
 }
 
 AffineMap getBroadcastMap(MLIRContext *ctx, RankedTensorType input,
-                          int64_t resultRank) {
+                          ArrayRef<int64_t> resultShape) {
   SmallVector<AffineExpr> exprs;
+  int64_t resultRank = resultShape.size();
   int64_t offset = resultRank - input.getRank();
   for (int64_t i = 0; i < input.getRank(); ++i) {
-    if (input.getDimSize(i) == 1)
+    if (input.getDimSize(i) == 1 && resultShape[i + offset] != 1)
       exprs.push_back(getAffineConstantExpr(0, ctx));
     else
       exprs.push_back(getAffineDimExpr(i + offset, ctx));
@@ -62,8 +63,8 @@ Value createBroadcastGeneric(OpBuilder &b, Location loc,
   Value init = createEmptyTensor(b, loc, resultType, inputs);
   SmallVector<AffineMap> maps;
   for (Value in : inputs)
-    maps.push_back(
-        getBroadcastMap(ctx, cast<RankedTensorType>(in.getType()), rank));
+    maps.push_back(getBroadcastMap(ctx, cast<RankedTensorType>(in.getType()),
+                                   resultType.getShape()));
   maps.push_back(b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(

@@ -51,11 +51,13 @@ mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value y,
                           mlir::Value bias, graph::Activation act,
                           llvm::ArrayRef<float> params);
 
-/// Indexing map reading `input` (rank <= resultRank) broadcast into a result
-/// of rank `resultRank`.
+/// Indexing map reading `input` (rank <= the result's) broadcast into a
+/// result of shape `resultShape`. A size-1 dim of `input` is read at 0 only
+/// where the result's dim is not 1 too: an identity read keeps elementwise
+/// chains fusable and their dims collapsible.
 mlir::AffineMap getBroadcastMap(mlir::MLIRContext *ctx,
                                 mlir::RankedTensorType input,
-                                int64_t resultRank);
+                                llvm::ArrayRef<int64_t> resultShape);
 
 /// Keys' cubic convolution weights (coefficient `a`) of the 4 taps at
 /// floor(x) - 1 .. floor(x) + 2 for the fraction `t` = x - floor(x), in t's

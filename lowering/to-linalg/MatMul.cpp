@@ -304,7 +304,7 @@ struct GemmLowering : OpConversionPattern<g::GemmOp> {
                        Value empty, RankedTensorType type) {
     auto ct = cast<RankedTensorType>(c.getType());
     MLIRContext *ctx = b.getContext();
-    SmallVector<AffineMap> maps = {getBroadcastMap(ctx, ct, 2),
+    SmallVector<AffineMap> maps = {getBroadcastMap(ctx, ct, type.getShape()),
                                    b.getMultiDimIdentityMap(2)};
     SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
     return linalg::GenericOp::create(
@@ -320,7 +320,7 @@ struct GemmLowering : OpConversionPattern<g::GemmOp> {
     auto ct = cast<RankedTensorType>(c.getType());
     MLIRContext *ctx = b.getContext();
     SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2),
-                                   getBroadcastMap(ctx, ct, 2),
+                                   getBroadcastMap(ctx, ct, type.getShape()),
                                    b.getMultiDimIdentityMap(2)};
     SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
     return linalg::GenericOp::create(

@@ -235,8 +235,8 @@ struct LayerNormLowering : OpConversionPattern<g::LayerNormalizationOp> {
     }
     SmallVector<AffineMap> maps;
     for (Value v : affine)
-      maps.push_back(
-          getBroadcastMap(ctx, cast<RankedTensorType>(v.getType()), rank));
+      maps.push_back(getBroadcastMap(ctx, cast<RankedTensorType>(v.getType()),
+                                     type.getShape()));
     Value result =
         normalizeTrailingDims(rewriter, loc, x, axis,
                               op.getEpsilon().convertToDouble(), affine, maps);
