@@ -25,12 +25,13 @@ namespace kiln {
 
 namespace {
 
-/// A convolution's elementwise user is applied per output block by
-/// kiln-cpu-conv-to-im2col, which needs it in the convolution's shape.
-bool readsConvolution(linalg::LinalgOp op) {
+/// The elementwise user of an NCHW convolution is applied per output block
+/// when kiln-cpu-conv-to-im2col blocks it, which needs it in the
+/// convolution's shape. (Depthwise and grouped convolutions take other
+/// paths: their users are collapsed like any other.)
+bool readsBlockableConvolution(linalg::LinalgOp op) {
   return llvm::any_of(op->getOperands(), [](Value v) {
-    auto producer = v.getDefiningOp<linalg::LinalgOp>();
-    return producer && linalg::isaConvolutionOpInterface(producer);
+    return v.getDefiningOp<linalg::Conv2DNchwFchwOp>() != nullptr;
   });
 }
 
@@ -39,7 +40,8 @@ bool readsConvolution(linalg::LinalgOp op) {
 SmallVector<ReassociationIndices> collapsibleDims(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic || !generic.hasPureTensorSemantics() || op.getNumLoops() < 2 ||
-      op.getNumLoops() != op.getNumParallelLoops() || readsConvolution(op) ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      readsBlockableConvolution(op) ||
       llvm::any_of(op.getIndexingMapsArray(), [](AffineMap m) {
         // Upstream's contiguity check reads every result as a loop dim, so
         // broadcasts of a size-1 dim (a constant 0 result) are left alone.

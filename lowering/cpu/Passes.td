@@ -87,9 +87,9 @@ def CollapseElementwiseDims
     operands read contiguously merged into one loop (upstream's dimension
     collapsing, with reshapes around it), so that its innermost loop, the one
     vectorized, is as long as the data allows (H*W instead of W for NCHW
-    activations). Ops reading a convolution's result keep their shape for
-    kiln-cpu-conv-to-im2col's per-block epilogues; ops that read their loop
-    indices are left alone.
+    activations). Ops reading an NCHW convolution's result keep their shape
+    for kiln-cpu-conv-to-im2col's per-block epilogues; ops that read their
+    loop indices, and the producers of graph outputs, are left alone.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
