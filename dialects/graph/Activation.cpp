@@ -17,6 +17,7 @@ std::optional<Activation> parseActivation(llvm::StringRef name) {
       .Case("Sigmoid", Activation::Sigmoid)
       .Case("Tanh", Activation::Tanh)
       .Case("Gelu", Activation::Gelu)
+      .Case("Swish", Activation::Swish)
       .Default(std::nullopt);
 }
 
@@ -40,6 +41,8 @@ llvm::StringRef getActivationName(Activation act) {
     return "Tanh";
   case Activation::Gelu:
     return "Gelu";
+  case Activation::Swish:
+    return "Swish";
   }
   return "";
 }

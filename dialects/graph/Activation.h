@@ -23,7 +23,8 @@ enum class Activation {
   HardSwish,   // x * HardSigmoid(x; 1/6, 1/2)
   Sigmoid,
   Tanh,
-  Gelu, // exact (erf) form
+  Gelu,  // exact (erf) form
+  Swish, // x * Sigmoid(x), SiLU (EfficientNet, YOLO exports)
 };
 
 std::optional<Activation> parseActivation(llvm::StringRef name);

@@ -16,7 +16,8 @@ def Graph_FusedConvOp : Graph_Op<"FusedConv"> {
   let description = [{
     `activation(Conv(X, W, B))` with Conv's attributes and semantics;
     `activation` is one of Relu, LeakyRelu (alpha), Clip (min, max),
-    HardSigmoid (alpha, beta), HardSwish, Sigmoid, Tanh, Gelu, with its float
+    HardSigmoid (alpha, beta), HardSwish, Sigmoid, Tanh, Gelu, Swish
+    (x * Sigmoid(x)), with its float
     attributes in `activation_params`.
   }];
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, Graph_TensorOrNone:$B,

@@ -8,6 +8,7 @@
 // exporters emit are recognized:
 //
 //   HardSwish:  x * Clip(x + 3, 0, 6) / 6,  x * HardSigmoid(x; 1/6, 1/2)
+//   Swish/SiLU: x * Sigmoid(x)
 //   exact GELU: x * (Erf(x / sqrt(2)) + 1) * 0.5  (either product order)
 //
 //===----------------------------------------------------------------------===//
@@ -145,6 +146,16 @@ std::optional<ActivationMatch> matchHardSwish(Value x, Operation *inner,
   return std::nullopt;
 }
 
+/// x * Sigmoid(x) (SiLU), where `inner` is the Sigmoid.
+std::optional<ActivationMatch> matchSwish(Value x, Operation *inner,
+                                          Operation *product) {
+  auto sig = dyn_cast<g::SigmoidOp>(inner);
+  if (!sig || !isa<g::MulOp>(product) || !sig.getResult().hasOneUse() ||
+      otherOperand(product, x) != sig.getResult())
+    return std::nullopt;
+  return ActivationMatch{g::Activation::Swish, {}, product};
+}
+
 /// x * (Erf(x / sqrt 2) + 1) * 0.5, multiplied in either order; `scaled` is
 /// the user of x that feeds Erf.
 std::optional<ActivationMatch> matchGelu(Value x, Operation *scaled,
@@ -189,6 +200,8 @@ std::optional<ActivationMatch> matchActivation(Value x) {
   } else if (users.size() == 2 && users[0] != users[1]) {
     for (int i = 0; i < 2 && !m; ++i) {
       m = matchHardSwish(x, users[i], users[1 - i]);
+      if (!m)
+        m = matchSwish(x, users[i], users[1 - i]);
       if (!m)
         m = matchGelu(x, users[i], users[1 - i]);
     }

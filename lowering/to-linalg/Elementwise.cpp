@@ -321,6 +321,8 @@ Value buildActivation(OpBuilder &b, Location loc, graph::Activation act,
     return math::TanhOp::create(b, loc, x);
   case graph::Activation::Gelu:
     return gelu(b, loc, x, /*tanhApprox=*/false);
+  case graph::Activation::Swish:
+    return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
   }
   return x;
 }

@@ -35,10 +35,13 @@ CASES = {
     "conv_hardswish_op": ("conv", (1, 8, 20, 20), 16, 3, "hardswish_op"),
     "conv_sigmoid": ("conv", (1, 8, 20, 20), 16, 1, "sigmoid"),
     "conv_tanh": ("conv", (1, 8, 20, 20), 16, 1, "tanh"),
+    "conv_silu": ("conv", (1, 8, 20, 20), 16, 3, "silu"),
+    "conv_affine_silu_large": ("conv", (1, 48, 80, 80), 24, 3, "affine_silu"),
     "conv_affine_hardswish_large": ("conv", (1, 48, 80, 80), 24, 3, "affine_hardswish"),
     "matmul_bias_gelu_decomposed": ("matmul", (2, 16, 32), 48, None, "gelu"),
     "matmul_bias_relu": ("matmul", (2, 16, 32), 48, None, "relu"),
     "matmul_bias": ("matmul", (2, 16, 32), 48, None, "none"),
+    "matmul_bias_silu": ("matmul", (2, 16, 32), 48, None, "silu"),
     # B rows 8400 bytes apart: the GEMM packs B panels; K, M and N all leave
     # partial cache blocks and register tiles.
     "matmul_wide_packed_b": ("matmul", (1, 70, 300), 2100, None, "relu"),
@@ -85,6 +88,10 @@ def activation(nodes, inits, x, kind):
     if kind == "sigmoid":
         nodes.append(helper.make_node("Sigmoid", [x], ["act"]))
         return "act", lambda v: 1 / (1 + np.exp(-v))
+    if kind in ("silu", "affine_silu"):
+        nodes += [helper.make_node("Sigmoid", [x], ["sg"]),
+                  helper.make_node("Mul", [x, "sg"], ["act"])]
+        return "act", lambda v: v / (1 + np.exp(-v))
     if kind == "tanh":
         nodes.append(helper.make_node("Tanh", [x], ["act"]))
         return "act", np.tanh

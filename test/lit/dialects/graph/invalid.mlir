@@ -639,9 +639,9 @@ func.func @shape_result_type(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @fused_conv_unknown_activation(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) {
-  // expected-error @+2 {{unknown fused activation 'Swish'}}
+  // expected-error @+2 {{unknown fused activation 'Mish'}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = kiln_graph.FusedConv %x, %w, %b {activation = "Swish"} : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<*xf32>
+  %0 = kiln_graph.FusedConv %x, %w, %b {activation = "Mish"} : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<*xf32>
   return
 }
 

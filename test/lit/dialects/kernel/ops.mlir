@@ -82,8 +82,8 @@ func.func @wrong_result(%x: tensor<1x4x4x3xf32>, %w: tensor<1x1x3x8xf32>) {
 // -----
 
 func.func @unknown_activation(%x: tensor<1x4x4x3xf32>, %w: tensor<1x1x3x8xf32>) {
-  // expected-error @+1 {{unknown activation 'Swish'}}
-  %0 = kiln_kernel.conv_2d_nhwc %x, %w {activation = "Swish"} : (tensor<1x4x4x3xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32>
+  // expected-error @+1 {{unknown activation 'Mish'}}
+  %0 = kiln_kernel.conv_2d_nhwc %x, %w {activation = "Mish"} : (tensor<1x4x4x3xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32>
   return
 }
 

@@ -150,3 +150,32 @@ func.func @conv_hardswish_op(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %
   %h = kiln_graph.HardSwish %c : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %h : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// SiLU as exporters write it, x * Sigmoid(x), in either operand order.
+// CHECK-LABEL: func.func @conv_silu
+//       CHECK: %[[F:.*]] = kiln_graph.FusedConv {{.*}} {activation = "Swish"}
+//   CHECK-NOT: kiln_graph.Sigmoid
+//   CHECK-NOT: kiln_graph.Mul
+//       CHECK: return %[[F]]
+func.func @conv_silu(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %c = kiln_graph.Conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %s = kiln_graph.Sigmoid %c : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %m = kiln_graph.Mul %s, %c : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %m : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// The Sigmoid has another user: nothing to fuse, as the Sigmoid stays.
+// CHECK-LABEL: func.func @conv_silu_shared_sigmoid
+//       CHECK: kiln_graph.Conv
+//       CHECK: kiln_graph.Sigmoid
+//       CHECK: kiln_graph.Mul
+func.func @conv_silu_shared_sigmoid(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x1x1xf32>, %b: tensor<8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) {
+  %c = kiln_graph.Conv %x, %w, %b : (tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %s = kiln_graph.Sigmoid %c : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %m = kiln_graph.Mul %c, %s : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %m, %s : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>
+}
