@@ -64,24 +64,6 @@ inline void padForOutput(Window &w, ArrayRef<int64_t> in,
   }
 }
 
-/// `x` ([N, C, spatial...]) padded by `lo`/`hi` on the spatial dims.
-inline Value padSpatial(OpBuilder &b, Location loc, Value x,
-                        ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
-                        Value padValue) {
-  if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
-      llvm::all_of(hi, [](int64_t v) { return v == 0; }))
-    return x;
-  auto t = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(t.getShape());
-  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)), high = low;
-  for (size_t i = 0; i < lo.size(); ++i) {
-    shape[i + 2] += lo[i] + hi[i];
-    low.push_back(b.getIndexAttr(lo[i]));
-    high.push_back(b.getIndexAttr(hi[i]));
-  }
-  return tensor::PadOp::create(b, loc, t.clone(shape), x, low, high, padValue);
-}
-
 /// `tensor.empty` of `type` whose only possibly dynamic dim, the batch, has
 /// the extent of `x`'s dim 0.
 inline Value emptyWithBatch(OpBuilder &b, Location loc, RankedTensorType type,
@@ -91,6 +73,36 @@ inline Value emptyWithBatch(OpBuilder &b, Location loc, RankedTensorType type,
     dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
   return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
                                  dyn);
+}
+
+/// `x` ([N, C, spatial...], static but the batch) padded by `lo`/`hi` on the
+/// spatial dims, as a filled tensor with `x` inserted into its interior
+/// rather than a tensor.pad: bufferization then lets the producer of `x`
+/// write straight into the padded buffer (empty-tensor elimination) instead
+/// of into a buffer of its own that is then copied.
+inline Value padSpatial(OpBuilder &b, Location loc, Value x,
+                        ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                        Value padValue) {
+  if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(hi, [](int64_t v) { return v == 0; }))
+    return x;
+  auto t = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes, strides;
+  for (size_t i = 0; i < lo.size(); ++i) {
+    shape[i + 2] += lo[i] + hi[i];
+    offsets.push_back(b.getIndexAttr(lo[i]));
+  }
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    sizes.push_back(t.isDynamicDim(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, x, d))
+                        : OpFoldResult(b.getIndexAttr(t.getDimSize(d))));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  Value empty = emptyWithBatch(b, loc, t.clone(shape), x);
+  Value filled = linalg::FillOp::create(b, loc, padValue, empty).getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, sizes,
+                                       strides);
 }
 
 inline Value fillTensor(OpBuilder &b, Location loc, Value empty, Value scalar) {

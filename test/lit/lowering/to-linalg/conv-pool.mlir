@@ -2,9 +2,12 @@
 
 // A 2-D ungrouped Conv: padded input, bias-initialised accumulator, named op.
 // CHECK-LABEL: func.func @conv2d_bias
-// CHECK: tensor.pad %{{.*}} low[0, 0, 3, 3] high[0, 0, 3, 3]
-// CHECK: tensor<?x3x224x224xf32> to tensor<?x3x230x230xf32>
-// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x3x224x224xf32>
+// The padded input is a filled tensor with the input inserted into its
+// interior, so that the input's producer can write there directly.
+// CHECK: %[[PE:.*]] = tensor.empty(%{{.*}}) : tensor<?x3x230x230xf32>
+// CHECK: %[[PF:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[PE]] : tensor<?x3x230x230xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[PF]][0, 0, 3, 3] [%{{.*}}, 3, 224, 224] [1, 1, 1, 1] : tensor<?x3x224x224xf32> into tensor<?x3x230x230xf32>
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0{{.*}} : tensor<?x3x224x224xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?x64x112x112xf32>
 // CHECK: %[[B:.*]] = linalg.broadcast ins(%{{.*}} : tensor<64xf32>) outs(%[[E]] : tensor<?x64x112x112xf32>) dimensions = [0, 2, 3]
 // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x3x230x230xf32>, tensor<64x3x7x7xf32>) outs(%[[B]] : tensor<?x64x112x112xf32>)
@@ -18,7 +21,7 @@ func.func @conv2d_bias(%x: tensor<?x3x224x224xf32>, %w: tensor<64x3x7x7xf32>, %b
 // Depthwise Conv drops the unit channel dim of the weight; SAME_UPPER with
 // dilation 2 pads 2 on each side.
 // CHECK-LABEL: func.func @conv2d_depthwise
-// CHECK: tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 2, 2]
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<8x1x3x3xf32> into tensor<8x3x3xf32>
 // CHECK: linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x8x20x20xf32>, tensor<8x3x3xf32>)
 func.func @conv2d_depthwise(%x: tensor<?x8x16x16xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<?x8x16x16xf32> {
@@ -148,8 +151,8 @@ func.func @conv_transpose_grouped(%x: tensor<1x4x3x3xf32>, %w: tensor<4x1x2x2xf3
 // MaxPool pads with -inf; ceil_mode grows the end padding.
 // CHECK-LABEL: func.func @maxpool_ceil
 // CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
-// CHECK: tensor.yield %[[NINF]]
+// CHECK: %[[PF:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<?x3x7x7xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[PF]][0, 0, 0, 0] [%{{.*}}, 3, 6, 6]
 // CHECK: linalg.fill ins(%[[NINF]] : f32)
 // CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x3x7x7xf32>, tensor<3x3xf32>)
 func.func @maxpool_ceil(%x: tensor<?x3x6x6xf32>) -> tensor<?x3x3x3xf32> {
@@ -174,7 +177,7 @@ func.func @maxpool_1d_u8(%x: tensor<1x3x8xui8>) -> tensor<1x3x7xui8> {
 // Without count_include_pad the border windows divide by fewer taps.
 // CHECK-LABEL: func.func @avgpool_pads
 // CHECK: arith.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
-// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [%{{.*}}, 2, 3, 3]
 // CHECK: linalg.pooling_nchw_sum
 // CHECK: linalg.generic
 // CHECK: arith.divf
