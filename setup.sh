@@ -2,7 +2,8 @@
 # Sets up a Debian 12 machine for kiln and builds it:
 #   - Debian packages: LLVM/MLIR 22, clang/lld (and its sanitizer and
 #     libFuzzer runtimes, for test/hardening), ONNX, protobuf, GoogleTest,
-#     ONNX backend test data, python3-onnx/torch (test models), AArch64
+#     ONNX backend test data, python3-onnx/torch/torchvision (test and
+#     benchmark models), AArch64
 #     cross toolchain and qemu (emulated tests);
 #   - ONNX Runtime's CPU library from the npm registry (reference outputs
 #     and benchmarks), the real test models;
@@ -18,7 +19,7 @@ packages=(
   cmake ninja-build git
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 libclang-rt-22-dev
   libonnx-dev protobuf-compiler libprotobuf-dev libgtest-dev
-  libonnx-testdata python3-onnx python3-numpy python3-torch
+  libonnx-testdata python3-onnx python3-numpy python3-torch python3-torchvision
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
   libopenblas-dev pkgconf

@@ -267,27 +267,37 @@ static int prepareTensors(const kiln_model *m, RunTensors &t) {
   return 0;
 }
 
-static int runRun() {
-  const std::string &libPath = runLibrary;
+/// Loads the library at `path` (after setting --threads) and creates one
+/// context for it; 0, or the exit code after printing why.
+static int openModel(const std::string &path, ModelPtr &model,
+                     ContextPtr &ctx) {
   if (threads.getNumOccurrences())
     kiln_rt_set_num_threads((int)threads);
-  std::vector<std::string> outputs(outputFiles.begin(), outputFiles.end());
   kiln_model *raw = nullptr;
-  if (kiln_model_load(libPath.c_str(), &raw) != KILN_STATUS_OK)
-    return fail(rtError("cannot load " + libPath));
-  ModelPtr model(raw);
-  int64_t nOut = kiln_model_num_outputs(raw);
+  if (kiln_model_load(path.c_str(), &raw) != KILN_STATUS_OK)
+    return fail(rtError("cannot load " + path));
+  model.reset(raw);
+  kiln_context *ctxRaw = nullptr;
+  if (kiln_context_create(raw, &ctxRaw) != KILN_STATUS_OK)
+    return fail(rtError("cannot create a context"));
+  ctx.reset(ctxRaw);
+  return 0;
+}
+
+static int runRun() {
+  std::vector<std::string> outputs(outputFiles.begin(), outputFiles.end());
+  ModelPtr model;
+  ContextPtr ctx;
+  if (int rc = openModel(runLibrary, model, ctx))
+    return rc;
+  int64_t nOut = kiln_model_num_outputs(model.get());
   if ((int64_t)outputs.size() > nOut)
     return fail("model has " + std::to_string(nOut) + " outputs, " +
                 std::to_string(outputs.size()) + " output files given");
   RunTensors t;
-  if (int rc = prepareTensors(raw, t))
+  if (int rc = prepareTensors(model.get(), t))
     return rc;
-  kiln_context *ctxRaw = nullptr;
-  if (kiln_context_create(raw, &ctxRaw) != KILN_STATUS_OK)
-    return fail(rtError("cannot create a context"));
-  ContextPtr ctx(ctxRaw);
-  if (kiln_run(ctxRaw, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
+  if (kiln_run(ctx.get(), t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
                t.outDesc.size()) != KILN_STATUS_OK)
     return fail(rtError("run failed"));
   for (int64_t i = 0; i < nOut; ++i) {
@@ -304,24 +314,20 @@ static int runRun() {
 
 static int runProfile() {
   const std::string &libPath = profileLibrary;
-  if (threads.getNumOccurrences())
-    kiln_rt_set_num_threads((int)threads);
   if (profileIters == 0)
     return fail("--iters: at least 1");
-  kiln_model *raw = nullptr;
-  if (kiln_model_load(libPath.c_str(), &raw) != KILN_STATUS_OK)
-    return fail(rtError("cannot load " + libPath));
-  ModelPtr model(raw);
+  ModelPtr model;
+  ContextPtr ctx;
+  if (int rc = openModel(libPath, model, ctx))
+    return rc;
+  kiln_model *raw = model.get();
+  kiln_context *ctxRaw = ctx.get();
   if (kiln_model_num_kernels(raw) == 0)
     return fail(libPath + " was not compiled with --profile: recompile it "
                           "with `kiln compile --profile`");
   RunTensors t;
   if (int rc = prepareTensors(raw, t))
     return rc;
-  kiln_context *ctxRaw = nullptr;
-  if (kiln_context_create(raw, &ctxRaw) != KILN_STATUS_OK)
-    return fail(rtError("cannot create a context"));
-  ContextPtr ctx(ctxRaw);
   auto runOnce = [&] {
     return kiln_run(ctxRaw, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
                     t.outDesc.size()) == KILN_STATUS_OK;
