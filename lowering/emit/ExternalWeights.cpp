@@ -30,27 +30,6 @@ namespace kiln {
 /// on the alignment the globals had; the mapping itself is page aligned).
 static constexpr uint64_t kWeightAlignment = 64;
 
-/// Appends the raw bytes of `c` to `out`; false for initializers whose bytes
-/// are not plain data.
-static bool appendBytes(const Constant *c, const DataLayout &dl,
-                        std::string &out) {
-  if (auto *seq = dyn_cast<ConstantDataSequential>(c)) {
-    out += seq->getRawDataValues();
-    return true;
-  }
-  if (isa<ConstantAggregateZero>(c)) {
-    out.append(dl.getTypeAllocSize(c->getType()), '\0');
-    return true;
-  }
-  if (isa<ConstantArray>(c) || isa<ConstantStruct>(c)) {
-    for (const Use &op : c->operands())
-      if (!appendBytes(cast<Constant>(op.get()), dl, out))
-        return false;
-    return true;
-  }
-  return false;
-}
-
 Expected<std::string> externalizeWeights(Module &m) {
   const DataLayout &dl = m.getDataLayout();
   SmallVector<std::pair<GlobalVariable *, uint64_t>> moved;
@@ -62,7 +41,7 @@ Expected<std::string> externalizeWeights(Module &m) {
     uint64_t align =
         std::max<uint64_t>(kWeightAlignment, g.getAlign().valueOrOne().value());
     std::string bytes;
-    if (!appendBytes(g.getInitializer(), dl, bytes))
+    if (!appendConstantBytes(g.getInitializer(), dl, bytes))
       continue; // not plain data: stays in the library
     blob.resize(alignTo(blob.size(), align), '\0');
     moved.push_back({&g, blob.size()});

@@ -217,26 +217,26 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   return Error::success();
 }
 
-static void hashConstant(const Constant *c, const DataLayout &dl,
-                         uint64_t &hash) {
-  auto mix = [&](uint8_t byte) {
-    hash ^= byte;
-    hash *= 0x100000001b3ULL;
-  };
+bool appendConstantBytes(const Constant *c, const DataLayout &dl,
+                         std::string &out) {
   if (auto *seq = dyn_cast<ConstantDataSequential>(c)) {
-    for (char ch : seq->getRawDataValues())
-      mix((uint8_t)ch);
-  } else if (isa<ConstantAggregateZero>(c)) {
-    for (uint64_t i = 0, n = dl.getTypeAllocSize(c->getType()); i < n; ++i)
-      mix(0);
-  } else if (isa<ConstantArray>(c) || isa<ConstantStruct>(c)) {
-    for (const Use &op : c->operands())
-      hashConstant(cast<Constant>(op.get()), dl, hash);
+    out += seq->getRawDataValues();
+    return true;
   }
+  if (isa<ConstantAggregateZero>(c)) {
+    out.append(dl.getTypeAllocSize(c->getType()), '\0');
+    return true;
+  }
+  if (isa<ConstantArray>(c) || isa<ConstantStruct>(c)) {
+    bool plain = true;
+    for (const Use &op : c->operands())
+      plain &= appendConstantBytes(cast<Constant>(op.get()), dl, out);
+    return plain;
+  }
+  return false;
 }
 
-uint64_t fnv1a64(StringRef bytes) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
+uint64_t fnv1a64(StringRef bytes, uint64_t hash) {
   for (char c : bytes) {
     hash ^= (uint8_t)c;
     hash *= 0x100000001b3ULL;
@@ -245,11 +245,15 @@ uint64_t fnv1a64(StringRef bytes) {
 }
 
 uint64_t computeWeightsChecksum(const Module &m) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
+  uint64_t hash = kFnv1a64Offset;
   for (const GlobalVariable &g : m.globals())
     if (g.isConstant() && g.hasInitializer() &&
-        !g.getName().starts_with("kiln."))
-      hashConstant(g.getInitializer(), m.getDataLayout(), hash);
+        !g.getName().starts_with("kiln.")) {
+      // Bytes that are not plain data (addresses) are left out.
+      std::string bytes;
+      appendConstantBytes(g.getInitializer(), m.getDataLayout(), bytes);
+      hash = fnv1a64(bytes, hash);
+    }
   return hash;
 }
 

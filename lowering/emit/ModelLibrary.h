@@ -19,6 +19,8 @@
 #include <vector>
 
 namespace llvm {
+class Constant;
+class DataLayout;
 class TargetMachine;
 } // namespace llvm
 
@@ -59,8 +61,14 @@ inline constexpr const char *kWeightsBaseSymbol = "kiln.weights_base";
 /// aligned offsets) and rewrites the code to read them through
 /// `kiln.weights_base`; an empty blob when the module has no weights.
 llvm::Expected<std::string> externalizeWeights(llvm::Module &module);
-/// FNV-1a 64 of `bytes`, as kiln_rt checks the weights file.
-uint64_t fnv1a64(llvm::StringRef bytes);
+/// FNV-1a 64 of `bytes`, continuing from `hash` (as kiln_rt checks the
+/// weights file).
+inline constexpr uint64_t kFnv1a64Offset = 0xcbf29ce484222325ULL;
+uint64_t fnv1a64(llvm::StringRef bytes, uint64_t hash = kFnv1a64Offset);
+/// Appends the raw bytes of a constant initializer to `out`; false when some
+/// of it is not plain data (those parts are left out).
+bool appendConstantBytes(const llvm::Constant *c, const llvm::DataLayout &dl,
+                         std::string &out);
 
 /// Adds `kiln_model_get`, the descriptor and the run wrapper to `module`,
 /// and makes every other definition internal.

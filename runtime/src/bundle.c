@@ -67,7 +67,7 @@ static kiln_status malformed(const char *path, const char *what) {
 }
 
 /* Splits the manifest (NUL-terminated copy) into entries. */
-static kiln_status parse_manifest(kiln_bundle *b, size_t *end) {
+static kiln_status parse_manifest(kiln_bundle *b) {
   char *text = b->strings, *save = NULL;
   char *line = strtok_r(text, "\n", &save); /* the magic line */
   line = strtok_r(NULL, "\n", &save);
@@ -106,9 +106,9 @@ static kiln_status parse_manifest(kiln_bundle *b, size_t *end) {
   line = strtok_r(NULL, "\n", &save);
   if (!line || strcmp(line, "end") != 0)
     return malformed(b->path, "no end line");
-  *end = (size_t)(line - text) + 4;
+  size_t end = (size_t)(line - text) + 4; /* past "end\n" */
   for (int64_t i = 0; i < b->count; ++i)
-    if (b->entries[i].offset < *end)
+    if (b->entries[i].offset < end)
       return malformed(b->path, "entry overlaps the manifest");
   return KILN_STATUS_OK;
 }
@@ -118,9 +118,6 @@ kiln_status kiln_bundle_open(const char *path, kiln_bundle **out) {
     return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
                         "kiln_bundle_open: NULL argument");
   *out = NULL;
-  if (!kiln_is_bundle(path))
-    return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "'%s' is not a kiln bundle",
-                        path);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
@@ -129,29 +126,37 @@ kiln_status kiln_bundle_open(const char *path, kiln_bundle **out) {
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "cannot read '%s': %s", path,
                         strerror(errno));
   }
-  void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  size_t size = (size_t)st.st_size;
+  void *data = size >= sizeof(MAGIC) - 1
+                   ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)
+                   : NULL;
   close(fd);
   if (data == MAP_FAILED)
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "cannot map '%s': %s", path,
                         strerror(errno));
+  /* The magic is checked on the mapping: the file is opened once. */
+  if (!data || memcmp(data, MAGIC, sizeof(MAGIC) - 1) != 0) {
+    if (data)
+      munmap(data, size);
+    return kiln_rt_fail(KILN_STATUS_LOAD_FAILED, "'%s' is not a kiln bundle",
+                        path);
+  }
   kiln_bundle *b = calloc(1, sizeof(*b));
-  size_t manifest =
-      (size_t)st.st_size < MAX_MANIFEST ? (size_t)st.st_size : MAX_MANIFEST;
+  size_t manifest = size < MAX_MANIFEST ? size : MAX_MANIFEST;
   if (b) {
     b->path = strdup(path);
     b->strings = malloc(manifest + 1);
   }
   if (!b || !b->path || !b->strings) {
-    munmap(data, (size_t)st.st_size);
+    munmap(data, size);
     kiln_bundle_close(b);
     return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY, "kiln_bundle_open");
   }
   b->data = data;
-  b->size = (size_t)st.st_size;
+  b->size = size;
   memcpy(b->strings, data, manifest);
   b->strings[manifest] = '\0';
-  size_t end = 0;
-  kiln_status status = parse_manifest(b, &end);
+  kiln_status status = parse_manifest(b);
   if (status != KILN_STATUS_OK) {
     kiln_bundle_close(b);
     return status;
