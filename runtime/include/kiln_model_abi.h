@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 4u
+#define KILN_MODEL_ABI_VERSION 5u
 
 /* Element types use ONNX TensorProto.DataType codes so that .pb files and
  * model metadata agree without a translation table. */
@@ -110,6 +110,17 @@ typedef struct kiln_model_desc {
   const char *weights_file;
   uint64_t weights_bytes;
   const void **weights_base;
+  /* Since ABI 5. Where the kernels run: "cuda:sm_90" for a library whose
+   * kernels are PTX for that chip, NULL for CPU code. The host code calls
+   * the device launcher through `device_calls`, a table of
+   * num_device_calls function pointers that kiln_rt fills at load time by
+   * the names in device_call_names (upstream MLIR's launcher ABI,
+   * "mgpuLaunchKernel", ..., and kiln's "kiln_gpu_constant"); a name kiln_rt
+   * does not provide fails the load. */
+  const char *device;
+  int64_t num_device_calls;
+  const char *const *device_call_names;
+  void **device_calls;
 } kiln_model_desc;
 
 typedef const kiln_model_desc *(*kiln_model_get_fn)(void);

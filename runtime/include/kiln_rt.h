@@ -42,6 +42,10 @@ typedef enum kiln_status {
   KILN_STATUS_RUN_FAILED = 7,
   /* The library uses CPU features this machine does not have. */
   KILN_STATUS_UNSUPPORTED_CPU = 8,
+  /* The model runs on a GPU and this machine has no CUDA driver or device. */
+  KILN_STATUS_NO_DEVICE = 9,
+  /* The GPU driver failed a call; the message has the driver's error. */
+  KILN_STATUS_DEVICE_ERROR = 10,
 } kiln_status;
 
 /* Message of the last failing call on this thread; "" if none. Valid until
@@ -80,6 +84,7 @@ typedef struct kiln_bundle_entry {
   const char *cpu;          /* "x86-64-v3" */
   const char *cpu_features; /* the features it needs, "" if none */
   uint64_t offset, size;    /* the library's bytes in the bundle file */
+  const char *device;       /* "cuda:sm_90" for a GPU library, else "" */
 } kiln_bundle_entry;
 
 /* 1 if the file at `path` is a kiln bundle. */
@@ -90,7 +95,9 @@ KILN_RT_API int64_t kiln_bundle_num_entries(const kiln_bundle *bundle);
 KILN_RT_API const kiln_bundle_entry *
 kiln_bundle_entry_at(const kiln_bundle *bundle, int64_t index);
 /* The entry kiln_model_load picks on this machine, or -1 (kiln_last_error
- * says what the bundle holds). */
+ * says what the bundle holds): a GPU library when a CUDA driver and device
+ * are present, else the CPU library of this architecture whose features are
+ * all present and that lists the most of them. */
 KILN_RT_API int64_t kiln_bundle_select(const kiln_bundle *bundle);
 
 /* Closes the library. All contexts of the model must be destroyed first. */
@@ -99,6 +106,10 @@ KILN_RT_API void kiln_model_unload(kiln_model *model);
 KILN_RT_API const kiln_model_desc *kiln_model_descriptor(const kiln_model *m);
 KILN_RT_API const char *kiln_model_name(const kiln_model *m);
 KILN_RT_API const char *kiln_model_target(const kiln_model *m);
+/* Where the model's kernels run: "cuda:sm_90" for a GPU library, "" for one
+ * that runs on the CPU. A GPU model needs a CUDA driver and device when a
+ * context is created (KILN_STATUS_NO_DEVICE otherwise). */
+KILN_RT_API const char *kiln_model_device(const kiln_model *m);
 KILN_RT_API const char *kiln_model_kiln_version(const kiln_model *m);
 KILN_RT_API uint64_t kiln_model_weights_checksum(const kiln_model *m);
 KILN_RT_API uint64_t kiln_model_arena_bytes(const kiln_model *m);

@@ -44,6 +44,8 @@ _STATUS = [
     "OUT_OF_MEMORY",
     "RUN_FAILED",
     "UNSUPPORTED_CPU",
+    "NO_DEVICE",
+    "DEVICE_ERROR",
 ]
 
 

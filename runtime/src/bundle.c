@@ -4,15 +4,18 @@
  *
  *   KILN-BUNDLE 1
  *   entries 3
- *   entry <offset> <size> <target> <arch> <cpu> <features|->
+ *   entry <offset> <size> <target> <arch> <cpu> <features|-> [<device|->]
  *   ...
  *   end
  *   <the libraries, at their offsets>
  *
  * kiln_model_load picks the entry for this machine: its architecture, every
  * CPU feature it lists present, and of those the one listing the most
- * features (the most specific build). The chosen library is copied into an
- * anonymous memory file and opened from there.
+ * features (the most specific build). An entry with a device (a GPU
+ * library: "cuda:sm_90") is eligible only where a CUDA driver and a device
+ * of at least that compute capability are present, and then preferred to
+ * every CPU library (the newest such chip first). The chosen library is copied
+ *into an anonymous memory file and opened from there.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include "internal.h"
@@ -81,13 +84,13 @@ static kiln_status parse_manifest(kiln_bundle *b) {
     line = strtok_r(NULL, "\n", &save);
     if (!line || strncmp(line, "entry ", 6) != 0)
       return malformed(b->path, "missing entry line");
-    char *fields[7], *fsave = NULL;
+    char *fields[9], *fsave = NULL;
     int n = 0;
-    for (char *f = strtok_r(line, " ", &fsave); f && n < 7;
+    for (char *f = strtok_r(line, " ", &fsave); f && n < 9;
          f = strtok_r(NULL, " ", &fsave))
       fields[n++] = f;
-    if (n != 7)
-      return malformed(b->path, "entry line needs 6 fields");
+    if (n != 7 && n != 8)
+      return malformed(b->path, "entry line needs 6 or 7 fields");
     char *e1, *e2;
     errno = 0;
     unsigned long long off = strtoull(fields[1], &e1, 10);
@@ -102,6 +105,7 @@ static kiln_status parse_manifest(kiln_bundle *b) {
     e->arch = fields[4];
     e->cpu = fields[5];
     e->cpu_features = strcmp(fields[6], "-") == 0 ? "" : fields[6];
+    e->device = n < 8 || strcmp(fields[7], "-") == 0 ? "" : fields[7];
   }
   line = strtok_r(NULL, "\n", &save);
   if (!line || strcmp(line, "end") != 0)
@@ -212,6 +216,15 @@ int64_t kiln_bundle_select(const kiln_bundle *b) {
     if (kiln_rt_check_cpu_features(&probe, b->path) != KILN_STATUS_OK)
       continue;
     int score = count_features(e->cpu_features);
+    if (*e->device) {
+      /* PTX for sm_XY runs on devices of compute capability XY and up; the
+       * newest chip the device covers wins, and any beats a CPU build. */
+      int chip = 0;
+      if (sscanf(e->device, "cuda:sm_%d", &chip) != 1 || chip <= 0 ||
+          chip > kiln_rt_cuda_compute_capability())
+        continue;
+      score += (1 << 20) + chip;
+    }
     if (score > best_score) {
       best = i;
       best_score = score;

@@ -28,7 +28,15 @@ kiln_status kiln_context_create(const kiln_model *model, kiln_context **out) {
     return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
                         "kiln_context_create: run tables");
   }
-  if (d->arena_bytes > 0) {
+  if (d->device) {
+    kiln_status st = kiln_rt_gpu_create(model, &ctx->gpu);
+    if (st != KILN_STATUS_OK) {
+      kiln_context_destroy(ctx);
+      return st;
+    }
+  }
+  /* A GPU model's arena is device memory (cuda.c). */
+  if (d->arena_bytes > 0 && !d->device) {
     uint64_t align = model->arena_alignment;
     /* aligned_alloc wants a multiple of the alignment. */
     uint64_t size = (d->arena_bytes + align - 1) / align * align;
@@ -50,6 +58,7 @@ kiln_status kiln_context_create(const kiln_model *model, kiln_context **out) {
 void kiln_context_destroy(kiln_context *ctx) {
   if (!ctx)
     return;
+  kiln_rt_gpu_destroy(ctx->gpu);
   free(ctx->arena);
   free(ctx->buffers);
   free(ctx->dims);

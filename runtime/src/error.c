@@ -39,6 +39,10 @@ const char *kiln_status_string(kiln_status status) {
     return "RUN_FAILED";
   case KILN_STATUS_UNSUPPORTED_CPU:
     return "UNSUPPORTED_CPU";
+  case KILN_STATUS_NO_DEVICE:
+    return "NO_DEVICE";
+  case KILN_STATUS_DEVICE_ERROR:
+    return "DEVICE_ERROR";
   }
   return "UNKNOWN_STATUS";
 }

@@ -18,8 +18,11 @@ struct kiln_model {
   int maps_weights;         /* holds a reference on its weights mapping */
 };
 
+typedef struct kiln_gpu kiln_gpu;
+
 struct kiln_context {
   const kiln_model *model;
+  kiln_gpu *gpu; /* CUDA state of a GPU model's context (cuda.c) */
   void *arena;
   /* Per-run scratch sized once so that kiln_run never allocates. */
   void **buffers;    /* num_inputs + num_outputs */
@@ -68,5 +71,19 @@ void kiln_rt_unmap_weights(kiln_model *model);
 /* Calls the model's run function, recording the run and its kernels when
  * the context profiles (profile.c). */
 int32_t kiln_rt_run_recorded(kiln_context *ctx);
+
+/* GPU models (cuda.c). Fills the descriptor's device call table; fails for
+ * a device or launcher call this kiln_rt does not know. */
+kiln_status kiln_rt_bind_device_calls(const kiln_model_desc *d,
+                                      const char *origin);
+/* The compute capability of the CUDA device contexts use (90 for sm_90),
+ * 0 without a driver or device. */
+int kiln_rt_cuda_compute_capability(void);
+/* A context's CUDA state; KILN_STATUS_NO_DEVICE without a driver. */
+kiln_status kiln_rt_gpu_create(const kiln_model *model, kiln_gpu **out);
+void kiln_rt_gpu_destroy(kiln_gpu *gpu);
+/* Runs a GPU model's run function in its CUDA context; the first CUDA
+ * error of the run becomes the returned status. */
+kiln_status kiln_rt_gpu_run(kiln_context *ctx, int32_t *rc);
 
 #endif /* KILN_RT_INTERNAL_H */

@@ -89,6 +89,9 @@ kiln_status kiln_rt_check_desc(kiln_model *model, const char *origin) {
   kiln_status cpu = kiln_rt_check_cpu_features(d, origin);
   if (cpu != KILN_STATUS_OK)
     return cpu;
+  kiln_status device = kiln_rt_bind_device_calls(d, origin);
+  if (device != KILN_STATUS_OK)
+    return device;
   uint64_t align = d->arena_alignment;
   if (align & (align - 1))
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
@@ -226,6 +229,10 @@ const char *kiln_model_name(const kiln_model *m) {
 }
 const char *kiln_model_target(const kiln_model *m) {
   return m && m->desc->target ? m->desc->target : "";
+}
+
+const char *kiln_model_device(const kiln_model *m) {
+  return m && m->desc->device ? m->desc->device : "";
 }
 const char *kiln_model_kiln_version(const kiln_model *m) {
   return m && m->desc->kiln_version ? m->desc->kiln_version : "";

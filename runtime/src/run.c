@@ -193,7 +193,14 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
     ctx->buffers[num_inputs + i] = t->data;
   }
 
-  int32_t rc = kiln_rt_run_recorded(ctx);
+  int32_t rc = 0;
+  if (ctx->gpu) {
+    st = kiln_rt_gpu_run(ctx, &rc);
+    if (st != KILN_STATUS_OK)
+      return st;
+  } else {
+    rc = kiln_rt_run_recorded(ctx);
+  }
   if (rc != 0)
     return kiln_rt_fail(KILN_STATUS_RUN_FAILED, "model '%s' run returned %d",
                         d->name ? d->name : "", (int)rc);
