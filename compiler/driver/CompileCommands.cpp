@@ -94,6 +94,14 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     asmPath("emit-asm", cl::value_desc("file"), cl::sub(compileSub),
             cl::desc("Also write the model's target assembly"));
+static cl::opt<std::string> precision(
+    "precision", cl::init("fp32"), cl::value_desc("fp32|tf32"),
+    cl::sub(compileSub),
+    cl::desc("Arithmetic of matrix products: fp32 (default), or tf32 on GPU "
+             "targets (tensor cores, 10-bit mantissa inputs)"));
+static cl::opt<std::string>
+    ptxPath("emit-ptx", cl::value_desc("file"), cl::sub(compileSub),
+            cl::desc("Also write the kernels' PTX (GPU targets)"));
 static cl::opt<ConvLayout>
     layout("layout", cl::init(ConvLayout::Target), cl::sub(compileSub),
            cl::sub(getTuneSubCommand()),
@@ -271,6 +279,11 @@ int getTargetOptions(CompileOptions &options, bool allowBundle) {
     return fail("--schedule needs KEY=N[,KEY=N...] with N >= 0, not '" +
                 schedule + "'");
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
+  options.targetOptions.precision = precision;
+  std::vector<std::string> precisions = target->getPrecisions();
+  if (!llvm::is_contained(precisions, precision.getValue()))
+    return fail("--precision " + precision + ": target " + options.target +
+                " supports " + llvm::join(precisions, ", "));
   std::vector<std::string> keys;
   for (const auto &entry : target->getScheduleDefaults(options.targetOptions))
     keys.push_back(entry.first);
@@ -342,7 +355,8 @@ static int compileBundle(ModuleOp module, CompileOptions options) {
     lines.push_back(std::to_string(payload.size()) + " " +
                     std::to_string((*bytes)->getBufferSize()) + " " + name +
                     " " + arch + " " + info.cpu + " " +
-                    (info.cpuFeatures.empty() ? "-" : info.cpuFeatures));
+                    (info.cpuFeatures.empty() ? "-" : info.cpuFeatures) + " " +
+                    (info.device.empty() ? "-" : info.device));
     payload += (*bytes)->getBuffer();
     // Libraries start on 4 KiB boundaries, as a linker would place them.
     payload.resize(llvm::alignTo(payload.size(), 4096), '\0');
@@ -387,6 +401,7 @@ static int runCompile() {
     return rc;
   options.headerPath = headerPath;
   options.asmPath = asmPath;
+  options.deviceAsmPath = ptxPath;
   if (codegenThreads > 256)
     return fail("--codegen-threads: at most 256 (0: automatic)");
   options.codegenThreads = codegenThreads;

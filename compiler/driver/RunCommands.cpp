@@ -374,9 +374,10 @@ static int runInspect() {
     for (int64_t i = 0; i < n; ++i) {
       const kiln_bundle_entry *e = kiln_bundle_entry_at(bundle, i);
       std::printf("  %c %" PRId64 ": %s (%s), cpu %s, %" PRIu64
-                  " bytes, features: %s\n",
+                  " bytes, features: %s%s%s\n",
                   i == chosen ? '*' : ' ', i, e->target, e->arch, e->cpu,
-                  e->size, *e->cpu_features ? e->cpu_features : "-");
+                  e->size, *e->cpu_features ? e->cpu_features : "-",
+                  *e->device ? ", device: " : "", e->device);
     }
     kiln_bundle_close(bundle);
     if (chosen < 0) {
@@ -397,6 +398,13 @@ static int runInspect() {
   std::printf("  cpu: %s\n  cpu features: %s\n", desc->cpu ? desc->cpu : "-",
               desc->cpu_features && *desc->cpu_features ? desc->cpu_features
                                                         : "-");
+  if (desc->device) {
+    std::string calls;
+    for (int64_t i = 0; i < desc->num_device_calls; ++i)
+      calls += std::string(i ? ", " : "") + desc->device_call_names[i];
+    std::printf("  device: %s (launcher calls: %s)\n", desc->device,
+                calls.empty() ? "none" : calls.c_str());
+  }
   std::printf("  weights checksum: %016" PRIx64 "\n",
               kiln_model_weights_checksum(raw));
   if (desc->weights_file)

@@ -11,6 +11,7 @@
 #include "lowering/to-linalg/Passes.h"
 #include "lowering/to-linalg/Patterns.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -171,6 +172,25 @@ static std::vector<KernelInfo> collectKernelInfos(ModuleOp module) {
   return kernels;
 }
 
+/// Writes the device code of every gpu.binary (one per library after
+/// kiln-gpu-merge-kernel-modules) to `path`; empty for a model without
+/// kernels.
+static llvm::Error writeDeviceCode(ModuleOp module, llvm::StringRef path) {
+  std::string code;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      code += cast<gpu::ObjectAttr>(object).getObject().getValue();
+  });
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (!ec)
+    os << code;
+  if (ec || os.has_error())
+    return llvm::createStringError("cannot write " + path.str() + ": " +
+                                   (ec ? ec : os.error()).message());
+  return llvm::Error::success();
+}
+
 llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
                                 ModelLibraryInfo *infoOut) {
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
@@ -204,6 +224,9 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   if (auto err = runPasses(module, linalgPm, "lowering to linalg",
                            options.dumpIR, false, options.verbose))
     return err;
+  DialectRegistry targetDialects;
+  target->appendDialectRegistry(targetDialects);
+  module.getContext()->appendDialectRegistry(targetDialects);
   OpPassManager targetPm("builtin.module");
   target->buildLoweringPipeline(targetPm, options.targetOptions);
   if (auto err = runPasses(module, targetPm, "code generation", options.dumpIR,
@@ -211,6 +234,14 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
     return err;
   if (options.dumpIR)
     module->print(llvm::errs() << "// ---- LLVM dialect\n");
+  if (!options.deviceAsmPath.empty()) {
+    if (target->getDevice().empty())
+      return llvm::createStringError("--emit-ptx: target '" +
+                                     target->getName() +
+                                     "' compiles no device code");
+    if (auto err = writeDeviceCode(module, options.deviceAsmPath))
+      return err;
+  }
 
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
@@ -227,6 +258,10 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
 
   ModelLibraryInfo info;
   info.target = target->getName().str();
+  info.device = target->getDevice();
+  if (auto err =
+          routeDeviceCalls(*llvmModule, kEntryFunctionName, info.deviceCalls))
+    return err;
   if (options.targetOptions.profile)
     info.kernels = collectKernelInfos(module);
   std::string weightsBlob, weightsPath;

@@ -22,6 +22,9 @@ struct CompileOptions {
   std::string headerPath;
   /// When set, also write the target assembly of the model here.
   std::string asmPath;
+  /// When set, also write the kernels' device code (PTX) here; an error for
+  /// a target without device code.
+  std::string deviceAsmPath;
   /// Convolution layout, "nchw" or "nhwc"; empty: the target's preference.
   std::string convLayout;
   /// Threads (and partitions of the module) for LLVM code generation; 0

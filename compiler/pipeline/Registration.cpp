@@ -5,6 +5,7 @@
 #include "dialects/kernel/KernelDialect.h"
 #include "lowering/bufferization/Passes.h"
 #include "lowering/cpu/Passes.h"
+#include "lowering/gpu/Passes.h"
 #include "lowering/graph/Passes.h"
 #include "lowering/to-linalg/Passes.h"
 
@@ -27,6 +28,7 @@ void registerAllPasses() {
   registerKilnBufferizationPasses();
   registerKilnGraphPasses();
   registerKilnCpuPasses();
+  registerKilnGpuPasses();
 }
 
 } // namespace kiln

@@ -10,7 +10,8 @@
 #define KILN_FOR_EACH_TARGET(TARGET)                                           \
   TARGET(X86_64)                                                               \
   TARGET(AArch64)                                                              \
-  TARGET(Riscv64)
+  TARGET(Riscv64)                                                              \
+  TARGET(Nvptx)
 
 namespace kiln {
 

@@ -12,7 +12,8 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     (from the alloc to the last top-level op using it or a view of it) and an
     offset in one arena, such that buffers whose lifetimes overlap do not
     overlap in memory (greedy best-fit, largest first). Allocs become
-    `memref.view`s of a new trailing `memref<?xi8>` argument. The arena size
+    `memref.view`s of a new trailing `memref<?xi8>` argument (marked
+    `kiln.arena`). The arena size
     and the max-live lower bound are recorded on the module as
     `kiln.arena_bytes` and `kiln.arena_lower_bound`. A static alloc directly
     in the body of a top-level `scf.forall` (a per-iteration scratch buffer)

@@ -170,11 +170,13 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
     auto arenaType =
         MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
     unsigned argIndex = fn.getNumArguments();
-    if (failed(
-            fn.insertArgument(argIndex, arenaType,
-                              builder.getDictionaryAttr(builder.getNamedAttr(
-                                  "kiln.name", builder.getStringAttr("arena"))),
-                              fn.getLoc())))
+    if (failed(fn.insertArgument(
+            argIndex, arenaType,
+            builder.getDictionaryAttr(
+                {builder.getNamedAttr("kiln.name",
+                                      builder.getStringAttr("arena")),
+                 builder.getNamedAttr("kiln.arena", builder.getUnitAttr())}),
+            fn.getLoc())))
       return signalPassFailure();
     Value arenaArg = fn.getArgument(argIndex);
     for (Buffer &b : buffers) {

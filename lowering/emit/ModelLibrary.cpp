@@ -176,10 +176,29 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
                            ConstantArray::get(ty, kernelInfos), "kiln.kernels");
   }
 
+  Constant *device = ConstantPointerNull::get(ptrTy);
+  Constant *callNames = ConstantPointerNull::get(ptrTy);
+  Constant *calls = ConstantPointerNull::get(ptrTy);
+  if (!info.device.empty()) {
+    device = makeString(m, info.device, "kiln.device");
+    SmallVector<Constant *> names;
+    for (auto [i, n] : llvm::enumerate(info.deviceCalls))
+      names.push_back(makeString(m, n, "kiln.device_call" + Twine(i)));
+    auto *namesTy = ArrayType::get(ptrTy, names.size());
+    callNames = new GlobalVariable(
+        m, namesTy, true, GlobalValue::PrivateLinkage,
+        ConstantArray::get(namesTy, names), "kiln.device_call_names");
+    if (!info.deviceCalls.empty()) {
+      calls = m.getGlobalVariable(kDeviceCallsSymbol, true);
+      if (!calls)
+        return createStringError("device calls without their table");
+    }
+  }
+
   auto *descTy = StructType::create(
-      ctx, {i32,   i32,   ptrTy, ptrTy, ptrTy, i64, i64,   ptrTy,
-            i64,   ptrTy, i64,   ptrTy, i64,   i64, ptrTy, i64,
-            ptrTy, ptrTy, i64,   ptrTy, ptrTy, i64, ptrTy},
+      ctx, {i32,   i32,   ptrTy, ptrTy, ptrTy, i64,   i64, ptrTy, i64,
+            ptrTy, i64,   ptrTy, i64,   i64,   ptrTy, i64, ptrTy, ptrTy,
+            i64,   ptrTy, ptrTy, i64,   ptrTy, ptrTy, i64, ptrTy, ptrTy},
       "kiln_model_desc");
   Constant *desc = ConstantStruct::get(
       descTy, {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION),
@@ -204,7 +223,11 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
                kernels,
                weightsFile,
                ConstantInt::get(i64, info.externalWeightsBytes),
-               weightsBase});
+               weightsBase,
+               device,
+               ConstantInt::get(i64, info.deviceCalls.size()),
+               callNames,
+               calls});
   auto *descVar = new GlobalVariable(
       m, descTy, true, GlobalValue::PrivateLinkage, desc, "kiln.model_desc");
 

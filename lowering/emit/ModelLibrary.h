@@ -49,6 +49,10 @@ struct ModelLibraryInfo {
   std::string externalWeightsFile;
   uint64_t externalWeightsBytes = 0;
   uint64_t externalWeightsChecksum = 0;
+  /// Where the kernels run ("cuda:sm_90"); empty for CPU code. The launcher
+  /// functions the host code calls, by kiln_rt's names, in table order.
+  std::string device;
+  std::vector<std::string> deviceCalls;
 };
 
 /// Name of the compiled graph function inside the library.
@@ -57,6 +61,13 @@ inline constexpr const char *kEntryFunctionName = "kiln_entry";
 /// The writable pointer through which code reads external weights.
 inline constexpr const char *kWeightsBaseSymbol = "kiln.weights_base";
 
+/// The table of launcher functions kiln_rt fills (routeDeviceCalls).
+inline constexpr const char *kDeviceCallsSymbol = "kiln.device_calls";
+/// Makes every launcher function the GPU lowering declares an internal stub
+/// calling through `kiln.device_calls`, whose slot names go to `names`, and
+/// moves the kernel modules' constructors to the start of `entryName`.
+llvm::Error routeDeviceCalls(llvm::Module &module, llvm::StringRef entryName,
+                             std::vector<std::string> &names);
 /// Moves every weight global's bytes into the returned blob (64-byte
 /// aligned offsets) and rewrites the code to read them through
 /// `kiln.weights_base`; an empty blob when the module has no weights.

@@ -14,6 +14,7 @@
 #include "lowering/targets/SearchSpace.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -49,6 +50,9 @@ struct TargetOptions {
   std::string schedules;
   /// Time every kernel through kiln_rt (`kiln compile --profile`).
   bool profile = false;
+  /// Arithmetic of contractions (`--precision`): "fp32", or one of the
+  /// target's getPrecisions() that trades accuracy for speed.
+  std::string precision = "fp32";
 };
 
 class TargetBackend {
@@ -80,6 +84,14 @@ public:
   virtual ScheduleValues getScheduleDefaults(const TargetOptions &) const {
     return {};
   }
+  /// The device a library's kernels run on, as kiln_rt names it
+  /// ("cuda:sm_90"); empty for code that runs on the CPU alone.
+  virtual std::string getDevice() const { return ""; }
+  /// The values `--precision` may take for this target, "fp32" first.
+  virtual std::vector<std::string> getPrecisions() const { return {"fp32"}; }
+  /// Dialect extensions and translations the target's pipeline needs
+  /// beyond the CPU's (a GPU target's serialization to PTX, say).
+  virtual void appendDialectRegistry(mlir::DialectRegistry &) const {}
   /// Adds the passes taking linalg-on-tensors to the LLVM dialect.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm,
                                      const TargetOptions &options) const = 0;

@@ -40,3 +40,13 @@ except OSError:
     flags = []
 if flags and "amx_tile" not in flags and "avx512_fp16" not in flags:
     config.available_features.add("host-lacks-amx-avx512fp16")
+
+# CUDA's assembler, for the GPU targets' PTX (the toolkit, not a GPU).
+ptxas = shutil.which("ptxas") or next(
+    (p for p in ("/usr/local/cuda/bin/ptxas", "/usr/lib/cuda/bin/ptxas") if os.path.isfile(p)),
+    None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+# kiln_rt's CUDA launcher against a stand-in driver (test/unit/runtime/cuda).
+config.substitutions.append(("%fake_cuda", os.path.join(build, "lib", "libkiln_fake_cuda.so")))

@@ -6,6 +6,7 @@
         [--target T] [--cpu CPU] [--features +f,-g]
         [--expected-failures FILE | --min-pass-rate 0.8] [--list-failures FILE]
         [--output-format npy|pb] [--rtol 1e-3] [--atol 1e-5] [--timeout 300] [--verbose] [--keep]
+        [--check-ptx PTXAS]
 
 For each test directory: tests whose graph uses an op missing from `kiln ops` (or whose
 inputs/outputs are sequences/optionals) are skipped. The others are compiled once
@@ -15,6 +16,8 @@ in order; each output must match output_*.pb: same dtype and shape, floats withi
 
 --target/--cpu/--features go to `kiln compile`; the library runs on this machine, so the
 target must be of this machine's architecture (test/e2e/emulated/ runs others under qemu).
+With --check-ptx PTXAS and a GPU target (--target sm_90), nothing runs: each test passes
+when it compiles and PTXAS (CUDA's assembler) accepts its kernels for that chip.
 
 Prints a table per op type, the failing tests with a short reason, the pass rate of the
 attempted tests, and as the last line `N passed, N failed, N skipped`. With
@@ -60,10 +63,22 @@ def run_test(args, supported, name, work_root):
     work = os.path.join(work_root, name)
     os.makedirs(work, exist_ok=True)
     so = os.path.join(work, "model.so")
+    ptx = os.path.join(work, "model.ptx")
     r = e2e.run_command([args.kiln, "compile", os.path.join(test_dir, "model.onnx"), "-o", so]
-                        + compile_flags(args), timeout=args.timeout)
+                        + compile_flags(args) + (["--emit-ptx", ptx] if args.check_ptx else []),
+                        timeout=args.timeout)
     if r.returncode != 0:
         return Result(name, op, "fail", "compile: " + r.first_error_line())
+    # A model without kernels (all outputs empty) has no PTX to check.
+    if args.check_ptx and os.path.getsize(ptx) > 0:
+        r = e2e.run_command([args.check_ptx, f"-arch={args.target}", ptx, "-o", os.devnull],
+                            timeout=args.timeout)
+        if r.returncode != 0:
+            return Result(name, op, "fail", "ptxas: " + r.first_error_line())
+    if args.check_ptx:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return Result(name, op, "pass", "")
 
     sets = node_tests.data_sets(test_dir)
     if not sets:
@@ -140,7 +155,12 @@ def main():
     ap.add_argument("--verbose", "-v", action="store_true", help="print each test's result")
     ap.add_argument("--show-skipped", action="store_true", help="list skipped tests and why")
     ap.add_argument("--keep", action="store_true", help="keep the work dir of passing tests")
+    ap.add_argument("--check-ptx", metavar="PTXAS",
+                    help="compile only, and check the kernels with this ptxas (GPU targets)")
     args = ap.parse_args()
+    if args.check_ptx and not (args.target or "").startswith("sm_"):
+        print("error: --check-ptx needs a GPU target (--target sm_80, ...)", file=sys.stderr)
+        return 2
 
     if not os.path.isdir(args.data):
         print(f"error: no test data at {args.data} (apt-get install libonnx-testdata)",

@@ -9,7 +9,7 @@
 
 // CHECK: module attributes {kiln.arena_bytes = 12288 : i64, kiln.arena_lower_bound = 12288 : i64}
 // CHECK-LABEL: func.func @kiln_entry(
-// CHECK-SAME:    %[[ARENA:[^ ]*]]: memref<?xi8> {kiln.name = "arena"})
+// CHECK-SAME:    %[[ARENA:[^ ]*]]: memref<?xi8> {kiln.arena, kiln.name = "arena"})
 // CHECK:       %[[C8K:.*]] = arith.constant 8192 : index
 // CHECK:       memref.view %[[ARENA]][%[[C8K]]][] : memref<?xi8> to memref<32x32xf32>
 // CHECK:       scf.forall (%[[I:.*]], %[[J:.*]]) in (4, 2)

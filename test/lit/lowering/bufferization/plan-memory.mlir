@@ -7,7 +7,7 @@
 // CHECK: module attributes {kiln.arena_bytes = 8192 : i64, kiln.arena_lower_bound = 8192 : i64}
 // CHECK-LABEL: func.func @kiln_entry(
 // CHECK-SAME:    %[[X:.*]]: memref<32x32xf32>, %[[Y:.*]]: memref<32x32xf32>, %[[N:.*]]: index,
-// CHECK-SAME:    %[[ARENA:.*]]: memref<?xi8> {kiln.name = "arena"})
+// CHECK-SAME:    %[[ARENA:.*]]: memref<?xi8> {kiln.arena, kiln.name = "arena"})
 // CHECK-NOT:   memref.alloc()
 // CHECK:       %[[OFF0:.*]] = arith.constant 0 : index
 // CHECK:       memref.view %[[ARENA]][%[[OFF0]]][] : memref<?xi8> to memref<32x32xf32>

@@ -1,0 +1,103 @@
+//===- GpuPipeline.cpp - linalg to NVVM kernels and host LLVM -------------===//
+//
+// Modelled on upstream's gpu-lower-to-nvvm-pipeline, with kiln's own front:
+// elementwise fusion on tensors, bufferization with caller-owned outputs,
+// device buffers for arguments, allocations and weights, and the mapping of
+// every loop nest onto blocks and threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/gpu/GpuPipeline.h"
+#include "lowering/bufferization/Passes.h"
+#include "lowering/gpu/Passes.h"
+#include "lowering/to-linalg/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+static void addUpstream(OpPassManager &pm, const std::string &text) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(text, pm, os)))
+    llvm::report_fatal_error(llvm::Twine("invalid built-in pipeline: ") +
+                             os.str());
+}
+
+std::string findCudaToolkit() {
+  std::vector<std::string> roots;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (auto v = llvm::sys::Process::GetEnv(var))
+      roots.push_back(*v);
+  roots.push_back("/usr/local/cuda");
+  roots.push_back("/usr/lib/cuda");
+  for (const std::string &root : roots) {
+    llvm::SmallString<128> p(root);
+    llvm::sys::path::append(p, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::exists(p))
+      return root;
+  }
+  return "";
+}
+
+void buildGpuLoweringPipeline(OpPassManager &pm,
+                              const GpuPipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Elementwise chains become one loop nest, hence one kernel.
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createMarkHostArguments());
+  addUpstream(pm, "eliminate-empty-tensors,"
+                  "one-shot-bufferize{bufferize-function-boundaries "
+                  "allow-return-allocs-from-loops "
+                  "function-boundary-type-conversion=identity-layout-map},"
+                  "canonicalize");
+  // The static plan places every fixed-size buffer in one arena, which
+  // becomes one device block per context. Other buffers come from the
+  // launcher's per-context pool and return to it when the run ends, so
+  // they need no deallocation analysis (whose helper code would run on
+  // the host, over device pointers).
+  pm.addPass(createPlanMemory());
+  addUpstream(pm, "convert-bufferization-to-memref");
+  pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
+  if (options.tf32)
+    pm.addNestedPass<func::FuncOp>(createTensorCoreMatmul());
+  addUpstream(pm, "func.func(convert-linalg-to-parallel-loops)");
+  pm.addNestedPass<func::FuncOp>(createDeviceMemory());
+  pm.addNestedPass<func::FuncOp>(
+      createMapToGpu({/*threadsPerBlock=*/options.threadsPerBlock}));
+  pm.addPass(createCanonicalizerPass());
+  // Kernels become gpu.funcs; the host chains its launches and copies on
+  // one stream and waits once, at the end of the run.
+  addUpstream(pm, "gpu-kernel-outlining");
+  pm.addPass(createMergeKernelModules());
+  addUpstream(pm, "func.func(gpu-async-region),lower-affine,convert-scf-to-cf");
+  std::string attach = "nvvm-attach-target{chip=" + options.chip +
+                       " O=" + std::to_string(options.optLevel);
+  if (!options.features.empty())
+    attach += " features=" + options.features;
+  attach += "}";
+  addUpstream(pm, attach);
+  addUpstream(pm, "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
+                  "canonicalize,cse,reconcile-unrealized-casts)");
+  // Host: the launcher calls, then one module of LLVM dialect.
+  addUpstream(pm, "expand-strided-metadata,lower-affine,"
+                  "convert-func-to-llvm,convert-arith-to-llvm,"
+                  "convert-index-to-llvm,convert-cf-to-llvm,"
+                  "gpu-to-llvm,finalize-memref-to-llvm,"
+                  "reconcile-unrealized-casts");
+  std::string binary = "gpu-module-to-binary{format=isa";
+  if (!options.toolkitPath.empty())
+    binary += " toolkit=" + options.toolkitPath;
+  addUpstream(pm, binary + "}");
+  addUpstream(pm, "canonicalize,cse,reconcile-unrealized-casts");
+}
+
+} // namespace kiln

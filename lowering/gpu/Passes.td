@@ -1,0 +1,93 @@
+//===- Passes.td - GPU code-generation passes ---------------*- tablegen -*-===//
+#ifndef KILN_LOWERING_GPU_PASSES
+#define KILN_LOWERING_GPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def MarkHostArguments : Pass<"kiln-gpu-mark-host-arguments",
+                             "mlir::func::FuncOp"> {
+  let summary = "Mark the entry arguments whose data the device must read";
+  let description = [{
+    Before bufferization the entry's graph inputs are tensors and its
+    outputs caller memrefs (kiln-outputs-to-destinations); bufferization
+    makes both memrefs. This pass records which is which as the unit
+    argument attribute `kiln.gpu.copy_in`, so that kiln-gpu-device-memory
+    copies inputs to the device and only outputs back.
+  }];
+}
+
+def DeviceMemory : Pass<"kiln-gpu-device-memory", "mlir::func::FuncOp"> {
+  let summary = "Put every buffer of the entry function in device memory";
+  let description = [{
+    The entry function runs on the host with host buffers; its kernels read
+    device memory. This pass gives every argument a device copy
+    (`gpu.alloc`, a `gpu.memcpy` in for `kiln.gpu.copy_in` arguments, one
+    out before each return for the others), turns host-level `memref.alloc`,
+    `memref.alloca` and `memref.dealloc` into `gpu.alloc` / `gpu.dealloc`,
+    gives the static plan's arena (`kiln.arena`) a device block,
+    and replaces each `memref.get_global` (a weight) by its device copy,
+    obtained once per global at the function's start from the launcher
+    (`kiln_gpu_constant_*`: kiln_rt uploads a weight once per context and
+    keeps it for later runs).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def MapToGpu : Pass<"kiln-gpu-map-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Run every loop nest of the host function as a GPU kernel";
+  let description = [{
+    Each outermost `scf.parallel` becomes a `gpu.launch` over its iteration
+    space, linearized so that the innermost loop varies fastest across the
+    threads of a warp (coalesced accesses for row-major buffers): thread
+    `i` of the grid runs iteration `delinearize(i)`, the threads past the
+    trip count do nothing, and loops nested in the body (reductions) run in
+    each thread. Host-level ops that still touch memory (scalar loads and
+    stores, sequential loop nests) run in a one-thread launch. A scalar load
+    whose value only kernels use is moved into those kernels; one whose
+    value decides host control flow is an error naming the node.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
+           "Threads of each block of a mapped loop nest">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def TensorCoreMatmul : Pass<"kiln-gpu-tensor-core-matmul",
+                            "mlir::func::FuncOp"> {
+  let summary = "Run f32 matrix products on tensor cores in TF32";
+  let description = [{
+    Rewrites `linalg.matmul` and `linalg.batch_matmul` on f32 buffers whose
+    M and N are multiples of 16 and K of 8 (static shapes, unit inner
+    strides) into a `gpu.launch` of warp-level MMA: blocks of 4 warps own
+    64x64 tiles of C, each warp a 32x32 tile as 2x2 accumulators of 16x16,
+    stepping K by 8 with `gpu.subgroup_mma_*` ops (WMMA m16n16k8 in TF32
+    inputs with f32 accumulation, `wmma.mma.sync` in PTX). C's prior value
+    is the first accumulator, as linalg.matmul accumulates. Warps whose
+    tile lies past M or N read an in-bounds tile and store nothing. Other
+    products are left to kiln-gpu-map-to-gpu. Only run when the compile
+    allows TF32 (`--precision tf32`): inputs keep 10 mantissa bits.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def MergeKernelModules : Pass<"kiln-gpu-merge-kernel-modules",
+                              "mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel in one gpu.module";
+  let description = [{
+    gpu-kernel-outlining makes one `gpu.module` per kernel, which would
+    become one PTX image (and one driver JIT and module load) per kernel.
+    This pass moves every kernel into the first module, renaming a kernel
+    whose name is taken, and points each `gpu.launch_func` at its new home:
+    a library carries one PTX image.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+#endif // KILN_LOWERING_GPU_PASSES
