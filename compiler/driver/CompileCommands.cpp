@@ -99,6 +99,10 @@ static cl::opt<std::string> precision(
     cl::sub(compileSub),
     cl::desc("Arithmetic of matrix products: fp32 (default), or tf32 on GPU "
              "targets (tensor cores, 10-bit mantissa inputs)"));
+static cl::opt<bool> emulateDevice(
+    "emulate-device", cl::Hidden, cl::sub(compileSub),
+    cl::desc("GPU targets: run the kernels as host loops in a CPU library, "
+             "to check a mapping without a GPU"));
 static cl::opt<std::string>
     ptxPath("emit-ptx", cl::value_desc("file"), cl::sub(compileSub),
             cl::desc("Also write the kernels' PTX (GPU targets)"));
@@ -280,6 +284,12 @@ int getTargetOptions(CompileOptions &options, bool allowBundle) {
                 schedule + "'");
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
   options.targetOptions.precision = precision;
+  options.targetOptions.emulateDevice = emulateDevice;
+  TargetOptions withDevice = options.targetOptions;
+  withDevice.emulateDevice = false;
+  if (emulateDevice && target->getDevice(withDevice).empty())
+    return fail("--emulate-device: target " + options.target +
+                " has no device to emulate");
   std::vector<std::string> precisions = target->getPrecisions();
   if (!llvm::is_contained(precisions, precision.getValue()))
     return fail("--precision " + precision + ": target " + options.target +

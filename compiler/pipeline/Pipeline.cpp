@@ -235,7 +235,7 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   if (options.dumpIR)
     module->print(llvm::errs() << "// ---- LLVM dialect\n");
   if (!options.deviceAsmPath.empty()) {
-    if (target->getDevice().empty())
+    if (target->getDevice(options.targetOptions).empty())
       return llvm::createStringError("--emit-ptx: target '" +
                                      target->getName() +
                                      "' compiles no device code");
@@ -258,7 +258,7 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
 
   ModelLibraryInfo info;
   info.target = target->getName().str();
-  info.device = target->getDevice();
+  info.device = target->getDevice(options.targetOptions);
   if (auto err =
           routeDeviceCalls(*llvmModule, kEntryFunctionName, info.deviceCalls))
     return err;

@@ -74,6 +74,17 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       createMapToGpu({/*threadsPerBlock=*/options.threadsPerBlock}));
   pm.addPass(createCanonicalizerPass());
+  if (options.emulate) {
+    pm.addPass(createEmulateOnHost());
+    addUpstream(pm, "canonicalize,lower-affine,convert-scf-to-cf,"
+                    "expand-strided-metadata,lower-affine,"
+                    "finalize-memref-to-llvm,convert-math-to-llvm,"
+                    "convert-math-to-libm,convert-arith-to-llvm,"
+                    "convert-index-to-llvm,convert-func-to-llvm,"
+                    "convert-cf-to-llvm,convert-ub-to-llvm,"
+                    "reconcile-unrealized-casts");
+    return;
+  }
   // Kernels become gpu.funcs; the host chains its launches and copies on
   // one stream and waits once, at the end of the run.
   addUpstream(pm, "gpu-kernel-outlining");

@@ -15,6 +15,9 @@ struct GpuPipelineOptions {
   int64_t threadsPerBlock = 256;
   /// f32 contractions on tensor cores with TF32 inputs (`--precision tf32`).
   bool tf32 = false;
+  /// Run the kernels as host loops: a CPU library computing what the
+  /// kernels compute (`kiln compile --emulate-device`).
+  bool emulate = false;
   /// CUDA toolkit root, where libdevice (math functions) is found.
   std::string toolkitPath;
 };

@@ -77,6 +77,22 @@ def TensorCoreMatmul : Pass<"kiln-gpu-tensor-core-matmul",
                            "mlir::memref::MemRefDialect"];
 }
 
+def EmulateOnHost : Pass<"kiln-gpu-emulate-on-host", "mlir::ModuleOp"> {
+  let summary = "Run the mapped kernels as host loops (checking without a GPU)";
+  let description = [{
+    For `kiln compile --emulate-device`: each `gpu.launch` becomes loops
+    over its blocks and threads running the body in order, device buffers
+    become host buffers (`gpu.alloc` / `gpu.dealloc` / `gpu.memcpy` to
+    memref alloc, dealloc and copy) and weight uploads return the weight
+    itself. The result is a CPU library computing exactly what the kernels
+    compute, which the node suite can check against its references where no
+    GPU is present. Kernels with warp-level or shared-memory operations
+    (tensor cores, barriers) cannot run this way and are an error.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MergeKernelModules : Pass<"kiln-gpu-merge-kernel-modules",
                               "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel in one gpu.module";

@@ -53,6 +53,9 @@ struct TargetOptions {
   /// Arithmetic of contractions (`--precision`): "fp32", or one of the
   /// target's getPrecisions() that trades accuracy for speed.
   std::string precision = "fp32";
+  /// A device target's kernels run as host loops, in a CPU library
+  /// (`--emulate-device`: checks a mapping where the device is absent).
+  bool emulateDevice = false;
 };
 
 class TargetBackend {
@@ -86,7 +89,7 @@ public:
   }
   /// The device a library's kernels run on, as kiln_rt names it
   /// ("cuda:sm_90"); empty for code that runs on the CPU alone.
-  virtual std::string getDevice() const { return ""; }
+  virtual std::string getDevice(const TargetOptions &) const { return ""; }
   /// The values `--precision` may take for this target, "fp32" first.
   virtual std::vector<std::string> getPrecisions() const { return {"fp32"}; }
   /// Dialect extensions and translations the target's pipeline needs

@@ -36,7 +36,9 @@ public:
   /// The host side only copies and launches: baseline x86-64 loads on any
   /// machine a GPU sits in.
   std::string getDefaultCpu() const override { return "x86-64"; }
-  std::string getDevice() const override { return "cuda:" + chip; }
+  std::string getDevice(const TargetOptions &options) const override {
+    return options.emulateDevice ? "" : "cuda:" + chip;
+  }
   /// tf32: f32 contractions on tensor cores (10-bit mantissa inputs, f32
   /// accumulation), as TensorRT does by default; fp32 keeps IEEE products.
   std::vector<std::string> getPrecisions() const override {
@@ -61,6 +63,7 @@ public:
     gpu.optLevel = options.optLevel;
     gpu.toolkitPath = findCudaToolkit();
     gpu.tf32 = options.precision == "tf32";
+    gpu.emulate = options.emulateDevice;
     buildGpuLoweringPipeline(pm, gpu);
   }
 

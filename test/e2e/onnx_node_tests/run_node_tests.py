@@ -6,7 +6,7 @@
         [--target T] [--cpu CPU] [--features +f,-g]
         [--expected-failures FILE | --min-pass-rate 0.8] [--list-failures FILE]
         [--output-format npy|pb] [--rtol 1e-3] [--atol 1e-5] [--timeout 300] [--verbose] [--keep]
-        [--check-ptx PTXAS]
+        [--check-ptx PTXAS] [--emulate-device]
 
 For each test directory: tests whose graph uses an op missing from `kiln ops` (or whose
 inputs/outputs are sequences/optionals) are skipped. The others are compiled once
@@ -17,7 +17,9 @@ in order; each output must match output_*.pb: same dtype and shape, floats withi
 --target/--cpu/--features go to `kiln compile`; the library runs on this machine, so the
 target must be of this machine's architecture (test/e2e/emulated/ runs others under qemu).
 With --check-ptx PTXAS and a GPU target (--target sm_90), nothing runs: each test passes
-when it compiles and PTXAS (CUDA's assembler) accepts its kernels for that chip.
+when it compiles and PTXAS (CUDA's assembler) accepts its kernels for that chip. With
+--emulate-device and a GPU target, the kernels run as host loops (`kiln compile
+--emulate-device`) and are checked against the references like a CPU library.
 
 Prints a table per op type, the failing tests with a short reason, the pass rate of the
 attempted tests, and as the last line `N passed, N failed, N skipped`. With
@@ -118,6 +120,8 @@ def compile_flags(args):
         value = getattr(args, name)
         if value:
             flags += [f"--{name}", value]
+    if args.emulate_device:
+        flags.append("--emulate-device")
     return flags
 
 
@@ -157,6 +161,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work dir of passing tests")
     ap.add_argument("--check-ptx", metavar="PTXAS",
                     help="compile only, and check the kernels with this ptxas (GPU targets)")
+    ap.add_argument("--emulate-device", action="store_true",
+                    help="run a GPU target's kernels as host loops (no GPU needed)")
     args = ap.parse_args()
     if args.check_ptx and not (args.target or "").startswith("sm_"):
         print("error: --check-ptx needs a GPU target (--target sm_80, ...)", file=sys.stderr)
