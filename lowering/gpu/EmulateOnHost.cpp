@@ -1,5 +1,6 @@
 //===- EmulateOnHost.cpp - Mapped kernels as host loops -------------------===//
 
+#include "lowering/gpu/Combiners.h"
 #include "lowering/gpu/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -24,7 +25,17 @@ struct EmulateOnHostPass : impl::EmulateOnHostBase<EmulateOnHostPass> {
   }
 
   LogicalResult emulate(gpu::LaunchOp launch) {
-    WalkResult warpLevel = launch.getBody().walk([](Operation *op) {
+    // A block-wide reduction at the body's top level splits the body:
+    // every thread runs the part before it, the values are combined, then
+    // every thread runs the part before it again and the part after it.
+    gpu::AllReduceOp reduce;
+    for (Operation &op : launch.getBody().front())
+      if (auto r = dyn_cast<gpu::AllReduceOp>(op))
+        reduce = r;
+    WalkResult warpLevel = launch.getBody().walk([&](Operation *op) {
+      if (auto r = dyn_cast<gpu::AllReduceOp>(op))
+        return r == reduce && r.getOp() ? WalkResult::advance()
+                                        : WalkResult::interrupt();
       if (isa<gpu::BarrierOp, gpu::SubgroupMmaComputeOp,
               gpu::SubgroupMmaLoadMatrixOp, gpu::SubgroupMmaStoreMatrixOp>(op))
         return WalkResult::interrupt();
@@ -52,13 +63,69 @@ struct EmulateOnHostPass : impl::EmulateOnHostBase<EmulateOnHostPass> {
         {launch.getBlockIds().z, grid.z},   {launch.getBlockIds().y, grid.y},
         {launch.getBlockIds().x, grid.x},   {launch.getThreadIds().z, block.z},
         {launch.getThreadIds().y, block.y}, {launch.getThreadIds().x, block.x}};
-    for (auto [id, bound] : loops) {
+    if (!reduce) {
+      for (auto [id, bound] : loops) {
+        auto loop = scf::ForOp::create(b, loc, zero, bound, one);
+        map.map(id, loop.getInductionVar());
+        b.setInsertionPointToStart(loop.getBody());
+      }
+      for (Operation &op : launch.getBody().front().without_terminator())
+        b.clone(op, map);
+      launch.erase();
+      return success();
+    }
+    // Blocks as loops; threads (x only, as kiln-gpu-block-reductions makes
+    // them) three times around the reduction.
+    for (auto [id, bound] : ArrayRef(loops).take_front(3)) {
       auto loop = scf::ForOp::create(b, loc, zero, bound, one);
       map.map(id, loop.getInductionVar());
       b.setInsertionPointToStart(loop.getBody());
     }
-    for (Operation &op : launch.getBody().front().without_terminator())
-      b.clone(op, map);
+    map.map(launch.getThreadIds().y, zero);
+    map.map(launch.getThreadIds().z, zero);
+    Type type = reduce.getType();
+    auto partials = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, type),
+        ValueRange{block.x});
+    // Each round clones with a fresh copy of the mapping: a region cloned
+    // with a mapping that already holds its block arguments loses them.
+    IRMapping round;
+    auto before = [&](OpBuilder &tb, Value t) {
+      round = map;
+      round.map(launch.getThreadIds().x, t);
+      for (Operation &op : launch.getBody().front()) {
+        if (&op == reduce.getOperation())
+          break;
+        tb.clone(op, round);
+      }
+    };
+    scf::ForOp::create(b, loc, zero, block.x, one, ValueRange(),
+                       [&](OpBuilder &tb, Location, Value t, ValueRange) {
+                         before(tb, t);
+                         memref::StoreOp::create(
+                             tb, loc, round.lookup(reduce.getValue()), partials,
+                             ValueRange{t});
+                         scf::YieldOp::create(tb, loc);
+                       });
+    Value first = memref::LoadOp::create(b, loc, partials, ValueRange{zero});
+    auto combine = scf::ForOp::create(
+        b, loc, one, block.x, one, ValueRange{first},
+        [&](OpBuilder &tb, Location, Value t, ValueRange acc) {
+          Value v = memref::LoadOp::create(tb, loc, partials, ValueRange{t});
+          scf::YieldOp::create(
+              tb, loc, buildCombine(tb, loc, *reduce.getOp(), acc[0], v));
+        });
+    scf::ForOp::create(b, loc, zero, block.x, one, ValueRange(),
+                       [&](OpBuilder &tb, Location, Value t, ValueRange) {
+                         before(tb, t);
+                         round.map(reduce.getResult(), combine.getResult(0));
+                         for (Operation *op = reduce->getNextNode();
+                              !isa<gpu::TerminatorOp>(op);
+                              op = op->getNextNode())
+                           tb.clone(*op, round);
+                         scf::YieldOp::create(tb, loc);
+                       });
+    memref::DeallocOp::create(b, loc, partials);
     launch.erase();
     return success();
   }

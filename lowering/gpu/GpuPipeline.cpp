@@ -69,6 +69,7 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
   if (options.tf32)
     pm.addNestedPass<func::FuncOp>(createTensorCoreMatmul());
+  pm.addNestedPass<func::FuncOp>(createBlockReductions());
   addUpstream(pm, "func.func(convert-linalg-to-parallel-loops)");
   pm.addNestedPass<func::FuncOp>(createDeviceMemory());
   pm.addNestedPass<func::FuncOp>(

@@ -93,6 +93,30 @@ def EmulateOnHost : Pass<"kiln-gpu-emulate-on-host", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def BlockReductions : Pass<"kiln-gpu-block-reductions", "mlir::func::FuncOp"> {
+  let summary = "Reductions as one block per output element";
+  let description = [{
+    A linalg op on buffers with one reduction loop of at least
+    `min-extent` iterations (or a dynamic one) and one output, whose body
+    combines a value computed from the inputs into the output with a
+    commutative combiner (add, mul, min, max, and, or, xor), becomes a
+    `gpu.launch` with one block per output element: each thread folds a
+    strided share of the reduction into a partial, `gpu.all_reduce`
+    combines the block's partials (warp shuffles and shared memory in
+    PTX), and thread 0 combines the result with the output's prior value.
+    Softmax's max and sum, LayerNorm's moments and the Reduce* ops take
+    this path; other ops are left to kiln-gpu-map-to-gpu.
+  }];
+  let options = [
+    Option<"minExtent", "min-extent", "int64_t", "128",
+           "Smallest static reduction extent worth a block">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MergeKernelModules : Pass<"kiln-gpu-merge-kernel-modules",
                               "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel in one gpu.module";
