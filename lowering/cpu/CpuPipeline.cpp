@@ -43,6 +43,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   addUpstream(pm, "buffer-deallocation-pipeline,"
                   "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
+  // Products with pruned constant weights, where the sparse kernel wins.
+  SparseWeightsOptions sparse;
+  sparse.vectorBits = options.vectorBits;
+  sparse.enabled = options.sparseWeights;
+  pm.addPass(createSparseWeights(sparse));
   // Schedules for ops made since (copies, packing); selected ones stay.
   pm.addNestedPass<func::FuncOp>(createSelectSchedule(options));
   // Depthwise convolutions get their own vector kernel and threads.

@@ -27,7 +27,8 @@ scheduleFields() {
           {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col},
           {"block_bytes", &CpuScheduleOptions::blockBytes},
           {"max_chunks", &CpuScheduleOptions::maxChunks},
-          {"cache_bytes", &CpuScheduleOptions::cacheBytes}};
+          {"cache_bytes", &CpuScheduleOptions::cacheBytes},
+          {"sparse_weights", &CpuScheduleOptions::sparseWeights}};
 }
 
 unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
