@@ -48,6 +48,8 @@ bool toTypeProto(Type type, onnx::TypeProto &out) {
 bool buildBody(const onnx::OpSchema &schema, const onnx::NodeProto &node,
                const std::vector<onnx::TypeProto> &types,
                onnx::FunctionProto &body) {
+  if (buildKilnBody(node, types, body))
+    return true;
   try {
     if (schema.HasFunction()) {
       body = *schema.GetFunction();
@@ -74,7 +76,8 @@ const onnx::OpSchema *findFunctionSchema(llvm::StringRef opType,
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
       opType.str(), int(std::min(opset, kMaxSchemaOpset)), "");
   if (!schema ||
-      !(schema->HasFunction() || schema->HasContextDependentFunction()))
+      !(schema->HasFunction() || schema->HasContextDependentFunction() ||
+        hasKilnBody(opType)))
     return nullptr;
   return schema;
 }

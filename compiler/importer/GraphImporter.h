@@ -136,6 +136,13 @@ private:
 /// The libonnx schema of `opType` at `opset` when it defines the op as a
 /// function (a fixed or a context-dependent body), else null.
 const onnx::OpSchema *findFunctionSchema(llvm::StringRef opType, int64_t opset);
+/// Ops without an ONNX function body that kiln gives one (QuantizedOps.cpp):
+/// MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv.
+bool hasKilnBody(llvm::StringRef opType);
+/// Builds that body for `node` with input `types`; false for other ops.
+bool buildKilnBody(const onnx::NodeProto &node,
+                   const std::vector<onnx::TypeProto> &types,
+                   onnx::FunctionProto &body);
 
 /// Rewrites older-opset and legacy forms of `form` into the newest form the
 /// dialect models. When an upgrade emits the whole node itself (Softmax

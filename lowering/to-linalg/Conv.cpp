@@ -168,7 +168,8 @@ Value convInit(OpBuilder &b, Location loc, RankedTensorType type, Value x,
 /// Common checks of Conv/ConvTranspose operands.
 LogicalResult checkConvTypes(RankedTensorType x, RankedTensorType w,
                              RankedTensorType y) {
-  return success(x && w && y && isa<FloatType>(x.getElementType()) &&
+  return success(x && w && y &&
+                 isa<FloatType, IntegerType>(x.getElementType()) &&
                  staticButBatch(x) && staticButBatch(y) && w.hasStaticShape());
 }
 
