@@ -53,6 +53,8 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // Elementwise chains become one loop nest, hence one kernel.
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  if (options.tf32)
+    pm.addNestedPass<func::FuncOp>(createConvToMatmul());
   pm.addNestedPass<func::FuncOp>(createMarkHostArguments());
   addUpstream(pm, "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
@@ -67,7 +69,9 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createPlanMemory());
   addUpstream(pm, "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
-  if (options.tf32)
+  // Warp-level MMA cannot run emulated: emulation checks the rest of the
+  // tf32 path (im2col and the product) in f32.
+  if (options.tf32 && !options.emulate)
     pm.addNestedPass<func::FuncOp>(createTensorCoreMatmul());
   pm.addNestedPass<func::FuncOp>(createBlockReductions());
   addUpstream(pm, "func.func(convert-linalg-to-parallel-loops)");

@@ -71,6 +71,7 @@ def TensorCoreMatmul : Pass<"kiln-gpu-tensor-core-matmul",
     tile lies past M or N read an in-bounds tile and store nothing. Other
     products are left to kiln-gpu-map-to-gpu. Only run when the compile
     allows TF32 (`--precision tf32`): inputs keep 10 mantissa bits.
+    Convolutions reach it as products (kiln-gpu-conv-to-matmul).
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect",
@@ -115,6 +116,21 @@ def BlockReductions : Pass<"kiln-gpu-block-reductions", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect",
                            "mlir::affine::AffineDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def ConvToMatmul : Pass<"kiln-gpu-conv-to-matmul", "mlir::func::FuncOp"> {
+  let summary = "Single-image convolutions as im2col plus a matrix product";
+  let description = [{
+    On tensors, for `--precision tf32`: a static f32 `linalg.conv_2d_nchw_fchw`
+    of batch 1 becomes an im2col `linalg.generic` (col[c*KH*KW + kh*KW + kw,
+    oh*OW + ow] = x[0, c, oh*sh + kh*dh, ow*sw + kw*dw]) and a
+    `linalg.matmul` of the weights viewed as [F, C*KH*KW] with it, into the
+    output viewed as [F, OH*OW], so that kiln-gpu-tensor-core-matmul can
+    put the convolution on tensor cores.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def MergeKernelModules : Pass<"kiln-gpu-merge-kernel-modules",

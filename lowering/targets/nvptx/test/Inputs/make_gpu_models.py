@@ -4,7 +4,9 @@
 
 mm_M_K_N.onnx: c = a @ b with both operands inputs, for (M, K, N) in SHAPES;
 dense.onnx: y = relu(x @ w + bias), x: 8x64 input, w and bias initializers;
-x.npy: an input for dense.onnx.
+x.npy: an input for dense.onnx;
+conv.onnx: a 3x3 convolution (16 -> 32 channels, 16x16, pads 1, stride 1) with
+bias, cx.npy its input.
 """
 import os
 import sys
@@ -43,3 +45,12 @@ save(helper.make_graph(
     [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "bias")]),
     "dense.onnx")
 np.save(os.path.join(out, "x.npy"), rng.standard_normal((8, 64)).astype(np.float32))
+cw = (rng.standard_normal((32, 16, 3, 3)) * 0.1).astype(np.float32)
+cb = rng.standard_normal(32).astype(np.float32)
+save(helper.make_graph(
+    [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1])], "conv",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 16, 16])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 16, 16])],
+    [numpy_helper.from_array(cw, "w"), numpy_helper.from_array(cb, "b")]),
+    "conv.onnx")
+np.save(os.path.join(out, "cx.npy"), rng.standard_normal((1, 16, 16, 16)).astype(np.float32))
