@@ -35,33 +35,6 @@ static bool present(const onnx::NodeProto &n, int i) {
   return i < n.input_size() && !n.input(i).empty();
 }
 
-/// `out = Cast<int32>(x) - Cast<int32>(zp)`, the zero point reshaped to
-/// broadcast along `axis` of a rank-`rank` operand when it is 1-D.
-static void centered(onnx::FunctionBuilder &b, const std::string &out,
-                     const std::string &x, const onnx::NodeProto &n,
-                     int zpIndex, const std::string &zp, int zpRank, int axis,
-                     int rank) {
-  b.Add((out + "_i32 = Cast <to = 6> (" + x + ")").c_str());
-  if (!present(n, zpIndex)) {
-    b.Add((out + " = Identity (" + out + "_i32)").c_str());
-    return;
-  }
-  b.Add((out + "_zp = Cast <to = 6> (" + zp + ")").c_str());
-  std::string z = out + "_zp";
-  if (zpRank == 1 && axis != rank - 1) {
-    // A per-row (MatMul) or per-channel (Conv) vector: trailing unit dims.
-    std::string axes;
-    for (int d = axis + 1; d < rank; ++d)
-      axes += (axes.empty() ? "" : ", ") + std::to_string(d - axis);
-    b.Add((out + "_axes = Constant <value = int64[" +
-           std::to_string(rank - 1 - axis) + "] {" + axes + "}> ()")
-              .c_str());
-    b.Add((out + "_zpb = Unsqueeze (" + z + ", " + out + "_axes)").c_str());
-    z = out + "_zpb";
-  }
-  b.Add((out + " = Sub (" + out + "_i32, " + z + ")").c_str());
-}
-
 /// `out = v` reshaped so a 1-D `v` lines up with `axis` of a rank-`rank`
 /// tensor (a scalar or a vector on the last axis broadcasts as it is).
 static std::string along(onnx::FunctionBuilder &b, const std::string &out,
@@ -76,6 +49,22 @@ static std::string along(onnx::FunctionBuilder &b, const std::string &out,
             .c_str());
   b.Add((out + " = Unsqueeze (" + v + ", " + out + "_axes)").c_str());
   return out;
+}
+
+/// `out = Cast<int32>(x) - Cast<int32>(zp)`, a 1-D zero point (per row or
+/// per channel) lined up with `axis` of the rank-`rank` operand.
+static void centered(onnx::FunctionBuilder &b, const std::string &out,
+                     const std::string &x, const onnx::NodeProto &n,
+                     int zpIndex, const std::string &zp, int zpRank, int axis,
+                     int rank) {
+  b.Add((out + "_i32 = Cast <to = 6> (" + x + ")").c_str());
+  if (!present(n, zpIndex)) {
+    b.Add((out + " = Identity (" + out + "_i32)").c_str());
+    return;
+  }
+  b.Add((out + "_zp = Cast <to = 6> (" + zp + ")").c_str());
+  std::string z = along(b, out + "_zpb", out + "_zp", zpRank, axis, rank);
+  b.Add((out + " = Sub (" + out + "_i32, " + z + ")").c_str());
 }
 
 static const char *kConvAttrs =

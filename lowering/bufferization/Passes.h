@@ -8,12 +8,21 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace kiln {
 #define GEN_PASS_DECL
 #include "lowering/bufferization/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
 #include "lowering/bufferization/Passes.h.inc"
+
+/// Adds upstream passes given as pipeline text (passes without options);
+/// a malformed text is a bug in kiln.
+void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text);
+/// One-shot bufferization of the entry function: outputs are already
+/// caller buffers (kiln-outputs-to-destinations), function boundaries keep
+/// identity layouts, loops may return new buffers.
+void addEntryBufferization(mlir::OpPassManager &pm);
 
 /// Module attributes written by kiln-plan-memory.
 inline constexpr const char *kArenaBytesAttr = "kiln.arena_bytes";

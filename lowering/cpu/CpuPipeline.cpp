@@ -12,13 +12,8 @@ using namespace mlir;
 
 namespace kiln {
 
-/// Upstream passes without options, as fixed pipeline text.
 static void addUpstream(OpPassManager &pm, llvm::StringRef text) {
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(text, pm, os)))
-    llvm::report_fatal_error(llvm::Twine("invalid built-in pipeline: ") +
-                             os.str());
+  addPipelineText(pm, text);
 }
 
 void buildCpuLoweringPipeline(OpPassManager &pm,
@@ -34,11 +29,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Bufferize (outputs are already caller buffers), then free intermediates.
-  addUpstream(pm, "eliminate-empty-tensors,"
-                  "one-shot-bufferize{bufferize-function-boundaries "
-                  "allow-return-allocs-from-loops "
-                  "function-boundary-type-conversion=identity-layout-map},"
-                  "canonicalize");
+  addEntryBufferization(pm);
   pm.addPass(createPlanMemory());
   addUpstream(pm, "buffer-deallocation-pipeline,"
                   "convert-bufferization-to-memref");

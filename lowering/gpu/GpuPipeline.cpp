@@ -24,11 +24,7 @@ using namespace mlir;
 namespace kiln {
 
 static void addUpstream(OpPassManager &pm, const std::string &text) {
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(text, pm, os)))
-    llvm::report_fatal_error(llvm::Twine("invalid built-in pipeline: ") +
-                             os.str());
+  addPipelineText(pm, text);
 }
 
 std::string findCudaToolkit() {
@@ -56,11 +52,7 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   if (options.tf32)
     pm.addNestedPass<func::FuncOp>(createConvToMatmul());
   pm.addNestedPass<func::FuncOp>(createMarkHostArguments());
-  addUpstream(pm, "eliminate-empty-tensors,"
-                  "one-shot-bufferize{bufferize-function-boundaries "
-                  "allow-return-allocs-from-loops "
-                  "function-boundary-type-conversion=identity-layout-map},"
-                  "canonicalize");
+  addEntryBufferization(pm);
   // The static plan places every fixed-size buffer in one arena, which
   // becomes one device block per context. Other buffers come from the
   // launcher's per-context pool and return to it when the run ends, so

@@ -15,15 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct fake_cuda_stats {
-  int contexts_retained, contexts_released, streams_created;
-  int modules_loaded, modules_unloaded, functions;
-  int launches, empty_launches, mem_allocs, mem_frees, htod_copies;
-  int async_copies, syncs;
-  char first_image[64];
-  char last_kernel[128];
-  unsigned last_grid[3], last_block[3];
-} fake_cuda_stats;
+#include "fake_cuda_stats.h"
 
 static int check(kiln_status st, const char *what) {
   if (st == KILN_STATUS_OK)

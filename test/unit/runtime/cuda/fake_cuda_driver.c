@@ -13,18 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_cuda_stats.h"
+
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
-
-typedef struct fake_cuda_stats {
-  int contexts_retained, contexts_released, streams_created;
-  int modules_loaded, modules_unloaded, functions;
-  int launches, empty_launches, mem_allocs, mem_frees, htod_copies;
-  int async_copies, syncs;
-  char first_image[64];
-  char last_kernel[128];
-  unsigned last_grid[3], last_block[3];
-} fake_cuda_stats;
 
 static fake_cuda_stats stats;
 __attribute__((visibility("default"))) fake_cuda_stats *
