@@ -16,12 +16,14 @@ using namespace mlir;
 
 namespace kiln::importer {
 
-LogicalResult
-GraphImporter::importSubgraph(const onnx::GraphProto &g, Region &region,
-                              llvm::SmallVectorImpl<Value> &outs) {
-  if (g.input_size() != 0)
-    return nodeError("subgraph " + quoted(g.name()) +
-                     " has inputs; If branches take none");
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &g,
+                                            Region &region,
+                                            llvm::SmallVectorImpl<Value> &outs,
+                                            ArrayRef<Type> inputTypes) {
+  if (g.input_size() != (int)inputTypes.size())
+    return nodeError("subgraph " + quoted(g.name()) + " takes " +
+                     std::to_string(g.input_size()) + " inputs, expected " +
+                     std::to_string(inputTypes.size()));
   if (g.sparse_initializer_size())
     return nodeError("sparse initializers are not supported");
   Block *block = new Block();
@@ -29,8 +31,17 @@ GraphImporter::importSubgraph(const onnx::GraphProto &g, Region &region,
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(block);
 
-  // Names this subgraph defines, to hide again afterwards.
+  // Names this subgraph defines, to hide again afterwards (an input may
+  // shadow an outer name: the outer value comes back after).
   llvm::SmallVector<std::string> local;
+  llvm::SmallVector<std::pair<std::string, Value>> shadowed;
+  for (auto [i, type] : llvm::enumerate(inputTypes)) {
+    const std::string &name = g.input(i).name();
+    if (Value outer = values.lookup(name))
+      shadowed.emplace_back(name, outer);
+    values[name] = block->addArgument(type, nodeLoc());
+    local.push_back(name);
+  }
   for (const onnx::TensorProto &t : g.initializer()) {
     std::string why;
     FailureOr<ElementsAttr> attr = convertTensorProto(ctx, t, t.name(), why);
@@ -79,6 +90,8 @@ GraphImporter::importSubgraph(const onnx::GraphProto &g, Region &region,
   builder.create(state);
   for (const std::string &name : local)
     values.erase(name);
+  for (auto &[name, v] : shadowed)
+    values[name] = v;
   return success();
 }
 
@@ -99,6 +112,10 @@ LogicalResult GraphImporter::importIfNode(const onnx::NodeProto &n) {
   }
   if (!branches[0] || !branches[1])
     return nodeError("If needs then_branch and else_branch graphs");
+  for (const onnx::GraphProto *g : branches)
+    if (g->input_size() != 0)
+      return nodeError("subgraph " + quoted(g->name()) +
+                       " has inputs; If branches take none");
 
   Location loc = nodeLoc();
   OperationState state(loc, "kiln_graph.If");
@@ -128,6 +145,115 @@ LogicalResult GraphImporter::importIfNode(const onnx::NodeProto &n) {
   Operation *op = builder.create(state);
   if (failed(mlir::verify(op)))
     return nodeError("invalid If: " + lastDiagnostic);
+  return bindOutputs(n, op->getResults());
+}
+
+LogicalResult GraphImporter::importScanNode(const onnx::NodeProto &n) {
+  if (opset < 9)
+    return nodeError("Scan before opset 9 (batched, with sequence_lens) is "
+                     "not supported; re-export at opset 9 or later");
+  const onnx::GraphProto *body = nullptr;
+  int64_t numScans = -1;
+  std::vector<int64_t> inAxes, inDirs, outAxes, outDirs;
+  for (const onnx::AttributeProto &a : n.attribute()) {
+    std::vector<int64_t> ints(a.ints().begin(), a.ints().end());
+    if (a.name() == "body" && a.has_g())
+      body = &a.g();
+    else if (a.name() == "num_scan_inputs")
+      numScans = a.i();
+    else if (a.name() == "scan_input_axes")
+      inAxes = ints;
+    else if (a.name() == "scan_input_directions")
+      inDirs = ints;
+    else if (a.name() == "scan_output_axes")
+      outAxes = ints;
+    else if (a.name() == "scan_output_directions")
+      outDirs = ints;
+  }
+  int64_t numInputs = n.input_size();
+  if (!body || numScans < 1 || numScans > numInputs)
+    return nodeError("Scan needs a body and 1 <= num_scan_inputs <= " +
+                     std::to_string(numInputs));
+  int64_t numStates = numInputs - numScans;
+  int64_t numOutputs = body->output_size() - numStates;
+  if (numOutputs < 0)
+    return nodeError("the body yields fewer values than there are states");
+  inAxes.resize(numScans, 0);
+  inDirs.resize(numScans, 0);
+  outAxes.resize(numOutputs, 0);
+  outDirs.resize(numOutputs, 0);
+
+  SmallVector<Value> operands;
+  SmallVector<Type> argTypes;
+  int64_t trips = ShapedType::kDynamic;
+  for (int64_t i = 0; i < numInputs; ++i) {
+    Value v = n.input(i).empty() ? Value() : values.lookup(n.input(i));
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    if (!t)
+      return nodeError("Scan input #" + std::to_string(i) +
+                       " must be a ranked tensor");
+    operands.push_back(v);
+    if (i < numStates) {
+      argTypes.push_back(t);
+      continue;
+    }
+    int64_t &axis = inAxes[i - numStates];
+    if (axis < 0)
+      axis += t.getRank();
+    if (axis < 0 || axis >= t.getRank())
+      return nodeError("scan_input_axes out of range");
+    if (inDirs[i - numStates] != 0 && inDirs[i - numStates] != 1)
+      return nodeError("scan directions are 0 or 1");
+    int64_t extent = t.getDimSize(axis);
+    if (!ShapedType::isDynamic(extent)) {
+      if (!ShapedType::isDynamic(trips) && trips != extent)
+        return nodeError("scan inputs disagree on the trip count");
+      trips = extent;
+    }
+    SmallVector<int64_t> slice(t.getShape());
+    slice.erase(slice.begin() + axis);
+    argTypes.push_back(RankedTensorType::get(slice, t.getElementType()));
+  }
+
+  Location loc = nodeLoc();
+  OperationState state(loc, "kiln_graph.Scan");
+  state.addOperands(operands);
+  llvm::SmallVector<Value> yields;
+  if (failed(importSubgraph(*body, *state.addRegion(), yields, argTypes)))
+    return failure();
+  for (int64_t i = 0; i < numStates; ++i) {
+    Type joined = graph::joinTensorTypes(yields[i].getType(), argTypes[i]);
+    if (!joined)
+      return nodeError("state #" + std::to_string(i) + ": the body yields " +
+                       typeString(yields[i].getType()) + " for " +
+                       typeString(argTypes[i]));
+    state.addTypes(joined);
+  }
+  for (int64_t k = 0; k < numOutputs; ++k) {
+    auto t = dyn_cast<RankedTensorType>(yields[numStates + k].getType());
+    if (!t)
+      return nodeError("scan output #" + std::to_string(k) +
+                       " must be a ranked tensor");
+    int64_t &axis = outAxes[k];
+    if (axis < 0)
+      axis += t.getRank() + 1;
+    if (axis < 0 || axis > t.getRank() || (outDirs[k] != 0 && outDirs[k] != 1))
+      return nodeError("scan_output_axes or directions out of range");
+    SmallVector<int64_t> shape(t.getShape());
+    shape.insert(shape.begin() + axis, trips);
+    state.addTypes(RankedTensorType::get(shape, t.getElementType()));
+  }
+  state.addAttribute("num_scan_inputs", builder.getI64IntegerAttr(numScans));
+  state.addAttribute("scan_input_axes", builder.getDenseI64ArrayAttr(inAxes));
+  state.addAttribute("scan_input_directions",
+                     builder.getDenseI64ArrayAttr(inDirs));
+  state.addAttribute("scan_output_axes", builder.getDenseI64ArrayAttr(outAxes));
+  state.addAttribute("scan_output_directions",
+                     builder.getDenseI64ArrayAttr(outDirs));
+  lastDiagnostic.clear();
+  Operation *op = builder.create(state);
+  if (failed(mlir::verify(op)))
+    return nodeError("invalid Scan: " + lastDiagnostic);
   return bindOutputs(n, op->getResults());
 }
 

@@ -96,10 +96,15 @@ private:
   /// If with its branches as regions (ControlFlowImporter.cpp).
   mlir::LogicalResult importIfNode(const onnx::NodeProto &node);
   /// Imports subgraph `g` into a new block of `region`, ending it with a
-  /// kiln_graph.Yield of the graph's outputs (returned in `outs`).
+  /// kiln_graph.Yield of the graph's outputs (returned in `outs`); the
+  /// block takes one argument of each of `inputTypes` for g's inputs.
   mlir::LogicalResult importSubgraph(const onnx::GraphProto &g,
                                      mlir::Region &region,
-                                     llvm::SmallVectorImpl<mlir::Value> &outs);
+                                     llvm::SmallVectorImpl<mlir::Value> &outs,
+                                     llvm::ArrayRef<mlir::Type> inputTypes = {});
+  /// Scan (opset 9+) with its body as a region whose block takes the
+  /// states and one slice of each scan input (ControlFlowImporter.cpp).
+  mlir::LogicalResult importScanNode(const onnx::NodeProto &node);
   /// Imports `node` as the body of its ONNX function (FunctionExpansion.cpp).
   mlir::LogicalResult importFunctionNode(const onnx::NodeProto &node,
                                          const onnx::OpSchema &schema);

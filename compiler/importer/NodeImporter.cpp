@@ -303,6 +303,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
     return importConstantNode(n);
   if (n.op_type() == "If")
     return importIfNode(n);
+  if (n.op_type() == "Scan")
+    return importScanNode(n);
 
   NodeForm form;
   form.opType = n.op_type();

@@ -88,5 +88,29 @@ LogicalResult IfOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::verify() {
+  int64_t numScans = getNumScanInputs();
+  int64_t numStates = (int64_t)getInputs().size() - numScans;
+  int64_t numOutputs = (int64_t)getNumResults() - numStates;
+  if (numScans < 1 || numStates < 0 || numOutputs < 0)
+    return emitOpError("needs at least one scan input and a result per "
+                       "state");
+  if ((int64_t)getScanInputAxes().size() != numScans ||
+      (int64_t)getScanInputDirections().size() != numScans ||
+      (int64_t)getScanOutputAxes().size() != numOutputs ||
+      (int64_t)getScanOutputDirections().size() != numOutputs)
+    return emitOpError("needs one axis and direction per scan input and "
+                       "output");
+  Block &body = getBody().front();
+  if ((int64_t)body.getNumArguments() != numStates + numScans)
+    return emitOpError("body takes ")
+           << body.getNumArguments() << " values, expected "
+           << numStates + numScans;
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != getNumResults())
+    return emitOpError("body must yield one value per result");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/graph/GraphOps.cpp.inc"
