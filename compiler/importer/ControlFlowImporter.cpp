@@ -8,13 +8,32 @@
 
 #include "compiler/importer/GraphImporter.h"
 #include "compiler/importer/TensorConversion.h"
+#include "dialects/graph/ConstantData.h"
 #include "dialects/graph/GraphOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
 using namespace mlir;
 
 namespace kiln::importer {
+
+/// The value of a one-element integer or bool constant, if `v` is one.
+static std::optional<int64_t> constantInt(Value v) {
+  std::optional<ConstantData> data = getConstantData(v);
+  if (!data || data->getNumElements() != 1)
+    return std::nullopt;
+  return (int64_t)data->getDouble(0);
+}
+
+static bool isConstantTrue(Value v) {
+  DenseElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)) && attr.getNumElements() == 1 &&
+      attr.getElementType().isInteger(1))
+    return *attr.getValues<bool>().begin();
+  std::optional<int64_t> c = constantInt(v);
+  return c && *c != 0;
+}
 
 LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &g,
                                             Region &region,
@@ -254,6 +273,76 @@ LogicalResult GraphImporter::importScanNode(const onnx::NodeProto &n) {
   Operation *op = builder.create(state);
   if (failed(mlir::verify(op)))
     return nodeError("invalid Scan: " + lastDiagnostic);
+  return bindOutputs(n, op->getResults());
+}
+
+LogicalResult GraphImporter::importLoopNode(const onnx::NodeProto &n) {
+  const onnx::GraphProto *body = nullptr;
+  for (const onnx::AttributeProto &a : n.attribute())
+    if (a.name() == "body" && a.has_g())
+      body = &a.g();
+  if (!body || n.input_size() < 2)
+    return nodeError("Loop needs a body and the inputs M and cond");
+  SmallVector<Value> operands;
+  SmallVector<Type> argTypes = {RankedTensorType::get({}, builder.getI64Type()),
+                                RankedTensorType::get({}, builder.getI1Type())};
+  for (int i = 0; i < n.input_size(); ++i) {
+    Value v = n.input(i).empty() ? Value() : values.lookup(n.input(i));
+    if (!n.input(i).empty() && !v)
+      return nodeError("input " + quoted(n.input(i)) +
+                       " is not produced by any node, graph input or "
+                       "initializer");
+    if (i >= 2) {
+      if (!v)
+        return nodeError("Loop's loop-carried values cannot be absent");
+      argTypes.push_back(v.getType());
+    }
+    operands.push_back(v ? v : noValue());
+  }
+  int64_t numValues = n.input_size() - 2;
+  Location loc = nodeLoc();
+  OperationState state(loc, "kiln_graph.Loop");
+  state.addOperands(operands);
+  llvm::SmallVector<Value> yields;
+  if (failed(importSubgraph(*body, *state.addRegion(), yields, argTypes)))
+    return failure();
+  if ((int64_t)yields.size() < numValues + 1)
+    return nodeError("the body yields fewer values than cond and the "
+                     "loop-carried values");
+  for (int64_t i = 0; i < numValues; ++i) {
+    Type joined =
+        graph::joinTensorTypes(yields[1 + i].getType(), argTypes[2 + i]);
+    if (!joined)
+      return nodeError("loop-carried value #" + std::to_string(i) +
+                       ": the body yields " +
+                       typeString(yields[1 + i].getType()) + " for " +
+                       typeString(argTypes[2 + i]));
+    state.addTypes(joined);
+  }
+  // Scan outputs: a leading axis of the trip count, static when M is a
+  // constant and the body's condition cannot end the loop early.
+  int64_t trips = ShapedType::kDynamic;
+  Region &region = *state.regions.back();
+  Value condOut = yields[0];
+  bool runsAll =
+      condOut == region.front().getArgument(1) || isConstantTrue(condOut);
+  bool condInitTrue = n.input(1).empty() || isConstantTrue(operands[1]);
+  if (!n.input(0).empty() && runsAll && condInitTrue)
+    if (std::optional<int64_t> m = constantInt(operands[0]))
+      trips = std::max<int64_t>(*m, 0);
+  for (size_t k = numValues + 1; k < yields.size(); ++k) {
+    auto t = dyn_cast<RankedTensorType>(yields[k].getType());
+    if (!t)
+      return nodeError("scan output #" + std::to_string(k - numValues - 1) +
+                       " must be a ranked tensor");
+    SmallVector<int64_t> shape(t.getShape());
+    shape.insert(shape.begin(), trips);
+    state.addTypes(RankedTensorType::get(shape, t.getElementType()));
+  }
+  lastDiagnostic.clear();
+  Operation *op = builder.create(state);
+  if (failed(mlir::verify(op)))
+    return nodeError("invalid Loop: " + lastDiagnostic);
   return bindOutputs(n, op->getResults());
 }
 

@@ -105,6 +105,9 @@ private:
   /// Scan (opset 9+) with its body as a region whose block takes the
   /// states and one slice of each scan input (ControlFlowImporter.cpp).
   mlir::LogicalResult importScanNode(const onnx::NodeProto &node);
+  /// Loop with its body as a region taking the iteration number, the
+  /// condition and the loop-carried values (ControlFlowImporter.cpp).
+  mlir::LogicalResult importLoopNode(const onnx::NodeProto &node);
   /// Imports `node` as the body of its ONNX function (FunctionExpansion.cpp).
   mlir::LogicalResult importFunctionNode(const onnx::NodeProto &node,
                                          const onnx::OpSchema &schema);

@@ -305,6 +305,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
     return importIfNode(n);
   if (n.op_type() == "Scan")
     return importScanNode(n);
+  if (n.op_type() == "Loop")
+    return importLoopNode(n);
 
   NodeForm form;
   form.opType = n.op_type();

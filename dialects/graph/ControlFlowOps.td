@@ -1,6 +1,7 @@
-//===- ControlFlowOps.td - kiln.graph If and Scan ----------*- tablegen -*-===//
+//===- ControlFlowOps.td - kiln.graph If, Scan, Loop -------*- tablegen -*-===//
 //
-// ONNX If with its two subgraphs as regions, Scan with its body as one. Subgraphs read outer values
+// ONNX If with its two subgraphs as regions, Scan and Loop with their body
+// as one. Subgraphs read outer values
 // directly (the regions are not isolated); each ends in kiln_graph.Yield.
 //
 //===----------------------------------------------------------------------===//
@@ -54,10 +55,30 @@ def Graph_ScanOp : Op<Graph_Dialect, "Scan", [RecursiveMemoryEffects]> {
   let hasVerifier = 1;
 }
 
+def Graph_LoopOp : Op<Graph_Dialect, "Loop", [RecursiveMemoryEffects]> {
+  let summary = "ONNX Loop: a body run while a count and a condition allow";
+  let description = [{
+    `max_trip_count` (an i64 scalar) and `cond` (a bool scalar) are
+    NoValue when absent. The body's block takes the iteration number, the
+    condition and the N loop-carried values, and yields the next condition,
+    the N next values and one slice of each scan output. Results: the final
+    values, then the scan outputs stacked along a new leading axis.
+  }];
+  let arguments = (ins AnyType:$max_trip_count, AnyType:$cond,
+                   Variadic<AnyTensor>:$inits);
+  let results = (outs Variadic<AnyTensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $max_trip_count `,` $cond (`,` $inits^)? attr-dict `:` type($max_trip_count)
+    `,` type($cond) (`,` type($inits)^)? (`->` type($outputs)^)? $body
+  }];
+  let hasVerifier = 1;
+}
+
 def Graph_YieldOp : Op<Graph_Dialect, "Yield", [Pure, Terminator, ReturnLike,
-                                                ParentOneOf<["IfOp",
-                                                             "ScanOp"]>]> {
-  let summary = "The outputs of an If branch or a Scan body";
+                                                ParentOneOf<["IfOp", "ScanOp",
+                                                             "LoopOp"]>]> {
+  let summary = "The outputs of an If branch or a Scan or Loop body";
   let arguments = (ins Variadic<AnyTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }

@@ -112,5 +112,26 @@ LogicalResult ScanOp::verify() {
   return success();
 }
 
+LogicalResult LoopOp::verify() {
+  for (auto [v, what] : {std::pair{getMaxTripCount(), "max_trip_count"},
+                         std::pair{getCond(), "cond"}})
+    if (!isa<NoneType>(v.getType())) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || (t.hasStaticShape() && t.getNumElements() != 1))
+        return emitOpError() << what << " must be one element or absent";
+    }
+  int64_t numValues = getInits().size();
+  Block &body = getBody().front();
+  if ((int64_t)body.getNumArguments() != numValues + 2)
+    return emitOpError("body takes ")
+           << body.getNumArguments() << " values, expected " << numValues + 2;
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || (int64_t)yield.getValues().size() != getNumResults() + 1 ||
+      (int64_t)getNumResults() < numValues)
+    return emitOpError("body must yield the condition and one value per "
+                       "result");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/graph/GraphOps.cpp.inc"
