@@ -53,6 +53,8 @@ loadModel(mlir::MLIRContext &ctx, const std::string &path);
 int getTargetOptions(CompileOptions &options, bool allowBundle = false);
 // PruneCommand.cpp: prune.
 extern Command PruneCommand;
+// CheckCommand.cpp: check (a compiled model against the fp32 model).
+extern Command CheckCommand;
 // RunCommands.cpp: run, profile, inspect.
 extern Command RunCommand, ProfileCommand, InspectCommand;
 

@@ -12,10 +12,20 @@
 
 #include "kiln_rt.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace kiln::driver {
+
+struct ModelDeleter {
+  void operator()(kiln_model *m) const { kiln_model_unload(m); }
+};
+struct ContextDeleter {
+  void operator()(kiln_context *c) const { kiln_context_destroy(c); }
+};
+using ModelPtr = std::unique_ptr<kiln_model, ModelDeleter>;
+using ContextPtr = std::unique_ptr<kiln_context, ContextDeleter>;
 
 /// The tensors of one run and their kiln_rt descriptors.
 struct RunTensors {

@@ -23,17 +23,6 @@ namespace cl = llvm::cl;
 
 namespace kiln::driver {
 
-namespace {
-struct ModelDeleter {
-  void operator()(kiln_model *m) const { kiln_model_unload(m); }
-};
-struct ContextDeleter {
-  void operator()(kiln_context *c) const { kiln_context_destroy(c); }
-};
-using ModelPtr = std::unique_ptr<kiln_model, ModelDeleter>;
-using ContextPtr = std::unique_ptr<kiln_context, ContextDeleter>;
-} // namespace
-
 static cl::SubCommand runSub("run", "Run a compiled model on .npy/.pb tensors");
 static cl::SubCommand
     profileSub("profile", "Time each layer of a model compiled with --profile");

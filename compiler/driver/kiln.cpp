@@ -32,7 +32,8 @@ int main(int argc, char **argv) {
   kiln::registerAllTargets();
   const Command *commands[] = {&CompileCommand, &RunCommand,    &ProfileCommand,
                                &InspectCommand, &ImportCommand, &TargetsCommand,
-                               &OpsCommand,     &TuneCommand,   &PruneCommand};
+                               &OpsCommand,     &TuneCommand,   &PruneCommand,
+                               &CheckCommand};
   cl::SetVersionPrinter(printVersion);
   // libLLVM registers its own options at the top level, where kiln has
   // none of its own: `kiln --help` lists only the commands and the generic

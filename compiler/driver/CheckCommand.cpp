@@ -1,0 +1,309 @@
+//===- CheckCommand.cpp - kiln check --------------------------------------===//
+//
+// `kiln check M.onnx M.so --inputs DIR [--json report.json]`: how far a
+// compiled library (reduced precision, pruned weights, another target) is
+// from the fp32 model, on the user's inputs. The reference is the model
+// compiled by kiln for this machine in fp32; each sample runs through both,
+// and every output is compared: max absolute and relative error, and for
+// float outputs with more than one class along the last axis, how often the
+// top-1 index agrees.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/driver/Commands.h"
+#include "compiler/driver/Profile.h"
+#include "compiler/driver/TensorIO.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace cl = llvm::cl;
+
+namespace kiln::driver {
+
+static cl::SubCommand
+    checkSub("check", "Compare a compiled model with the fp32 model on inputs");
+static cl::opt<std::string> checkModel(cl::Positional, cl::Required,
+                                       cl::desc("<model.onnx>"),
+                                       cl::sub(checkSub));
+static cl::opt<std::string> checkLibrary(cl::Positional, cl::Required,
+                                         cl::desc("<model.so|model.kiln>"),
+                                         cl::sub(checkSub));
+static cl::opt<std::string> checkInputs(
+    "inputs", cl::Required, cl::value_desc("dir"), cl::sub(checkSub),
+    cl::desc("Samples: one .npy/.pb per sample for a one-input model, or "
+             "one folder per sample holding input_<k>.npy/.pb"));
+static cl::opt<std::string> checkJson("json", cl::value_desc("file"),
+                                      cl::sub(checkSub),
+                                      cl::desc("Also write the report here"));
+
+namespace {
+struct Sample {
+  std::string name;
+  std::vector<std::string> files; // one per model input
+};
+
+struct OutputStats {
+  std::string name;
+  double maxAbs = 0, maxRel = 0, refMax = 0;
+  int64_t rows = 0, top1 = 0;
+  bool classes = false;
+};
+} // namespace
+
+/// The samples of `dir`, sorted by name.
+static bool listSamples(const std::string &dir, int64_t numInputs,
+                        std::vector<Sample> &out, std::string &err) {
+  std::error_code ec;
+  std::vector<std::string> entries;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec))
+    entries.push_back(it->path());
+  if (ec) {
+    err = "cannot read " + dir + ": " + ec.message();
+    return false;
+  }
+  std::sort(entries.begin(), entries.end());
+  auto isTensor = [](llvm::StringRef p) {
+    return p.ends_with(".npy") || p.ends_with(".pb");
+  };
+  for (const std::string &e : entries) {
+    Sample s;
+    s.name = llvm::sys::path::filename(e).str();
+    if (llvm::sys::fs::is_directory(e)) {
+      for (int64_t k = 0; k < numInputs; ++k) {
+        std::string base = e + "/input_" + std::to_string(k);
+        std::string f =
+            llvm::sys::fs::exists(base + ".npy") ? base + ".npy" : base + ".pb";
+        if (!llvm::sys::fs::exists(f)) {
+          err = s.name + ": no input_" + std::to_string(k) + ".npy or .pb";
+          return false;
+        }
+        s.files.push_back(f);
+      }
+    } else if (isTensor(e) && numInputs == 1) {
+      s.files.push_back(e);
+    } else {
+      continue;
+    }
+    out.push_back(std::move(s));
+  }
+  if (out.empty()) {
+    err = dir + " holds no samples (" +
+          (numInputs == 1 ? std::string(".npy/.pb files or folders")
+                          : std::string("folders of input_<k> files")) +
+          ")";
+    return false;
+  }
+  return true;
+}
+
+static double valueAt(const HostTensor &t, int64_t i) {
+  const uint8_t *p = t.bytes.data() + i * dtypeByteSize(t.dtype);
+  switch (t.dtype) {
+  case KILN_DTYPE_FLOAT32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case KILN_DTYPE_FLOAT64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case KILN_DTYPE_INT64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return (double)v;
+  }
+  case KILN_DTYPE_INT32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case KILN_DTYPE_UINT8:
+  case KILN_DTYPE_BOOL:
+    return *p;
+  case KILN_DTYPE_INT8:
+    return (int8_t)*p;
+  default:
+    return NAN;
+  }
+}
+
+/// Runs `path` on `files`; outputs in `out`.
+static bool runLibrary(kiln_context *ctx, const kiln_model *m,
+                       const std::vector<std::string> &files,
+                       std::vector<HostTensor> &out, std::string &err) {
+  int64_t nIn = kiln_model_num_inputs(m), nOut = kiln_model_num_outputs(m);
+  std::vector<HostTensor> in(nIn);
+  std::vector<kiln_tensor> inDesc, outDesc;
+  for (int64_t i = 0; i < nIn; ++i) {
+    if (!readTensorFile(files[i], in[i], err))
+      return false;
+    inDesc.push_back(kiln_tensor{in[i].dtype, (int32_t)in[i].dims.size(),
+                                 in[i].dims.data(), in[i].bytes.data(),
+                                 in[i].bytes.size()});
+  }
+  out.assign(nOut, HostTensor());
+  for (int64_t i = 0; i < nOut; ++i) {
+    const kiln_tensor_info *info = kiln_model_output(m, i);
+    out[i].dtype = info->dtype;
+    out[i].name = info->name;
+    out[i].dims.resize(info->rank);
+    if (kiln_infer_output_dims(m, inDesc.data(), nIn, i, out[i].dims.data()) !=
+        KILN_STATUS_OK) {
+      err = kiln_last_error();
+      return false;
+    }
+    out[i].bytes.assign(out[i].numElements() * dtypeByteSize(out[i].dtype), 0);
+    outDesc.push_back(kiln_tensor{out[i].dtype, (int32_t)out[i].dims.size(),
+                                  out[i].dims.data(), out[i].bytes.data(),
+                                  out[i].bytes.size()});
+  }
+  if (kiln_run(ctx, inDesc.data(), nIn, outDesc.data(), nOut) !=
+      KILN_STATUS_OK) {
+    err = kiln_last_error();
+    return false;
+  }
+  return true;
+}
+
+static int open(const std::string &path, ModelPtr &model, ContextPtr &ctx) {
+  kiln_model *m = nullptr;
+  if (kiln_model_load(path.c_str(), &m) != KILN_STATUS_OK)
+    return fail("cannot load " + path + ": " + kiln_last_error());
+  model.reset(m);
+  kiln_context *c = nullptr;
+  if (kiln_context_create(m, &c) != KILN_STATUS_OK)
+    return fail(path + ": cannot create a context: " + kiln_last_error());
+  ctx.reset(c);
+  return 0;
+}
+
+static int runCheck() {
+  // The reference: the model in fp32 for this machine.
+  llvm::SmallString<128> refPath;
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("kiln-check-ref", "so", refPath))
+    return fail("cannot create a temporary file: " + ec.message());
+  auto ctx = makeContext();
+  auto module = loadModel(*ctx, checkModel);
+  if (failed(module))
+    return 1;
+  CompileOptions options;
+  options.target = "x86_64";
+  options.targetOptions.cpu = "native";
+  options.outputPath = std::string(refPath);
+  options.headerPath = std::string(refPath) + ".h";
+  llvm::Error err = compileModelLibrary(**module, options);
+  llvm::sys::fs::remove(options.headerPath);
+  if (err) {
+    llvm::sys::fs::remove(refPath);
+    return fail(checkModel +
+                " (fp32 reference): " + llvm::toString(std::move(err)));
+  }
+  ModelPtr ref, lib;
+  ContextPtr refCtx, libCtx;
+  int rc = open(std::string(refPath), ref, refCtx);
+  llvm::sys::fs::remove(refPath);
+  if (rc || (rc = open(checkLibrary, lib, libCtx)))
+    return rc;
+  int64_t nIn = kiln_model_num_inputs(ref.get());
+  int64_t nOut = kiln_model_num_outputs(ref.get());
+  if (kiln_model_num_inputs(lib.get()) != nIn ||
+      kiln_model_num_outputs(lib.get()) != nOut)
+    return fail(checkLibrary + " does not have " + checkModel +
+                "'s inputs and outputs");
+  std::vector<Sample> samples;
+  std::string why;
+  if (!listSamples(checkInputs, nIn, samples, why))
+    return fail("--inputs: " + why);
+
+  std::vector<OutputStats> stats(nOut);
+  for (const Sample &s : samples) {
+    std::vector<HostTensor> want, got;
+    if (!runLibrary(refCtx.get(), ref.get(), s.files, want, why) ||
+        !runLibrary(libCtx.get(), lib.get(), s.files, got, why))
+      return fail(s.name + ": " + why);
+    for (int64_t o = 0; o < nOut; ++o) {
+      OutputStats &st = stats[o];
+      st.name = want[o].name;
+      if (want[o].dims != got[o].dims || want[o].dtype != got[o].dtype)
+        return fail(s.name + ": output '" + st.name +
+                    "' differs in shape or type from the reference's");
+      int64_t n = want[o].numElements();
+      for (int64_t i = 0; i < n; ++i) {
+        double a = valueAt(got[o], i), b = valueAt(want[o], i);
+        st.maxAbs = std::max(st.maxAbs, std::fabs(a - b));
+        st.refMax = std::max(st.refMax, std::fabs(b));
+      }
+      st.maxRel = st.refMax > 0 ? st.maxAbs / st.refMax : st.maxAbs;
+      // Top-1 along the last axis, per row.
+      bool isFloat = want[o].dtype == KILN_DTYPE_FLOAT32 ||
+                     want[o].dtype == KILN_DTYPE_FLOAT64;
+      int64_t classes = want[o].dims.empty() ? 1 : want[o].dims.back();
+      if (isFloat && classes > 1 && n > 0) {
+        st.classes = true;
+        for (int64_t r = 0; r < n / classes; ++r) {
+          int64_t wa = 0, ga = 0;
+          for (int64_t c = 1; c < classes; ++c) {
+            if (valueAt(want[o], r * classes + c) >
+                valueAt(want[o], r * classes + wa))
+              wa = c;
+            if (valueAt(got[o], r * classes + c) >
+                valueAt(got[o], r * classes + ga))
+              ga = c;
+          }
+          ++st.rows;
+          st.top1 += wa == ga;
+        }
+      }
+    }
+  }
+
+  std::printf("%s vs fp32 %s on %zu sample(s) of %s\n", checkLibrary.c_str(),
+              checkModel.c_str(), samples.size(), checkInputs.c_str());
+  std::printf("%-24s %12s %12s %16s\n", "output", "max abs err", "max rel err",
+              "top-1 agreement");
+  llvm::json::Array outputs;
+  for (const OutputStats &st : stats) {
+    std::string top1 =
+        st.classes ? std::to_string(st.top1) + "/" + std::to_string(st.rows)
+                   : "-";
+    std::printf("%-24s %12.3g %12.3g %16s\n", st.name.c_str(), st.maxAbs,
+                st.maxRel, top1.c_str());
+    llvm::json::Object o{{"name", st.name},
+                         {"max_abs_error", st.maxAbs},
+                         {"max_rel_error", st.maxRel}};
+    if (st.classes) {
+      o["top1_agree"] = st.top1;
+      o["top1_rows"] = st.rows;
+    }
+    outputs.push_back(std::move(o));
+  }
+  if (!checkJson.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(checkJson, ec);
+    if (ec)
+      return fail("cannot write " + checkJson + ": " + ec.message());
+    os << llvm::formatv("{0:2}\n",
+                        llvm::json::Value(llvm::json::Object{
+                            {"model", std::string(checkModel)},
+                            {"library", std::string(checkLibrary)},
+                            {"samples", (int64_t)samples.size()},
+                            {"reference", "kiln x86_64 fp32, --cpu native"},
+                            {"outputs", std::move(outputs)}}));
+  }
+  return 0;
+}
+
+Command CheckCommand{checkSub, runCheck};
+
+} // namespace kiln::driver
