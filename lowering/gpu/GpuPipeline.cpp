@@ -62,7 +62,9 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   addUpstream(pm, "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
   // Warp-level MMA cannot run emulated: emulation checks the rest of the
-  // tf32 path (im2col and the product) in f32.
+  // tf32 path (im2col, the split of ragged products) in f32.
+  if (options.tf32)
+    pm.addNestedPass<func::FuncOp>(createSplitRaggedMatmul());
   if (options.tf32 && !options.emulate)
     pm.addNestedPass<func::FuncOp>(createTensorCoreMatmul());
   pm.addNestedPass<func::FuncOp>(createBlockReductions());

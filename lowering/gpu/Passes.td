@@ -133,6 +133,23 @@ def ConvToMatmul : Pass<"kiln-gpu-conv-to-matmul", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def SplitRaggedMatmul : Pass<"kiln-gpu-split-ragged-matmul",
+                             "mlir::func::FuncOp"> {
+  let summary = "Split products into a tensor-core-aligned part and edges";
+  let description = [{
+    For `--precision tf32`: a static f32 `linalg.matmul` on buffers whose M
+    or N is not a multiple of 16, or K not of 8, becomes up to four
+    products on subviews: the aligned block C[0:M', 0:N'] += A[0:M', 0:K']
+    B[0:K', 0:N'] (M', N', K' rounded down), which
+    kiln-gpu-tensor-core-matmul takes, then the K remainder onto the same
+    block, the remaining columns and the remaining rows, which run as
+    ordinary kernels. ResNet's 14x14 and 7x7 convolutions (196 and 49
+    output columns) get most of their work onto tensor cores this way.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def MergeKernelModules : Pass<"kiln-gpu-merge-kernel-modules",
                               "mlir::ModuleOp"> {
   let summary = "Put every outlined kernel in one gpu.module";
