@@ -117,11 +117,9 @@ LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &g,
 LogicalResult GraphImporter::importIfNode(const onnx::NodeProto &n) {
   if (n.input_size() != 1 || n.input(0).empty())
     return nodeError("If takes one input (cond)");
-  Value cond = values.lookup(n.input(0));
-  if (!cond)
-    return nodeError("input " + quoted(n.input(0)) +
-                     " is not produced by any node, graph input or "
-                     "initializer");
+  FailureOr<Value> cond = lookupInput(n.input(0));
+  if (failed(cond))
+    return failure();
   const onnx::GraphProto *branches[2] = {nullptr, nullptr};
   for (const onnx::AttributeProto &a : n.attribute()) {
     if (a.name() == "then_branch" && a.has_g())
@@ -138,7 +136,7 @@ LogicalResult GraphImporter::importIfNode(const onnx::NodeProto &n) {
 
   Location loc = nodeLoc();
   OperationState state(loc, "kiln_graph.If");
-  state.addOperands(cond);
+  state.addOperands(*cond);
   llvm::SmallVector<Value> yields[2];
   for (int i = 0; i < 2; ++i)
     if (failed(importSubgraph(*branches[i], *state.addRegion(), yields[i])))
@@ -160,10 +158,16 @@ LogicalResult GraphImporter::importIfNode(const onnx::NodeProto &n) {
                        " and " + typeString(e.getType()));
     state.addTypes(joined);
   }
+  return createAndBind(state, n, "If");
+}
+
+LogicalResult GraphImporter::createAndBind(OperationState &state,
+                                           const onnx::NodeProto &n,
+                                           llvm::StringRef opName) {
   lastDiagnostic.clear();
   Operation *op = builder.create(state);
   if (failed(mlir::verify(op)))
-    return nodeError("invalid If: " + lastDiagnostic);
+    return nodeError("invalid " + opName + ": " + lastDiagnostic);
   return bindOutputs(n, op->getResults());
 }
 
@@ -206,7 +210,10 @@ LogicalResult GraphImporter::importScanNode(const onnx::NodeProto &n) {
   SmallVector<Type> argTypes;
   int64_t trips = ShapedType::kDynamic;
   for (int64_t i = 0; i < numInputs; ++i) {
-    Value v = n.input(i).empty() ? Value() : values.lookup(n.input(i));
+    FailureOr<Value> found = lookupInput(n.input(i));
+    if (failed(found))
+      return failure();
+    Value v = *found;
     auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
     if (!t)
       return nodeError("Scan input #" + std::to_string(i) +
@@ -269,11 +276,7 @@ LogicalResult GraphImporter::importScanNode(const onnx::NodeProto &n) {
   state.addAttribute("scan_output_axes", builder.getDenseI64ArrayAttr(outAxes));
   state.addAttribute("scan_output_directions",
                      builder.getDenseI64ArrayAttr(outDirs));
-  lastDiagnostic.clear();
-  Operation *op = builder.create(state);
-  if (failed(mlir::verify(op)))
-    return nodeError("invalid Scan: " + lastDiagnostic);
-  return bindOutputs(n, op->getResults());
+  return createAndBind(state, n, "Scan");
 }
 
 LogicalResult GraphImporter::importLoopNode(const onnx::NodeProto &n) {
@@ -287,11 +290,10 @@ LogicalResult GraphImporter::importLoopNode(const onnx::NodeProto &n) {
   SmallVector<Type> argTypes = {RankedTensorType::get({}, builder.getI64Type()),
                                 RankedTensorType::get({}, builder.getI1Type())};
   for (int i = 0; i < n.input_size(); ++i) {
-    Value v = n.input(i).empty() ? Value() : values.lookup(n.input(i));
-    if (!n.input(i).empty() && !v)
-      return nodeError("input " + quoted(n.input(i)) +
-                       " is not produced by any node, graph input or "
-                       "initializer");
+    FailureOr<Value> found = lookupInput(n.input(i));
+    if (failed(found))
+      return failure();
+    Value v = *found;
     if (i >= 2) {
       if (!v)
         return nodeError("Loop's loop-carried values cannot be absent");
@@ -339,11 +341,7 @@ LogicalResult GraphImporter::importLoopNode(const onnx::NodeProto &n) {
     shape.insert(shape.begin(), trips);
     state.addTypes(RankedTensorType::get(shape, t.getElementType()));
   }
-  lastDiagnostic.clear();
-  Operation *op = builder.create(state);
-  if (failed(mlir::verify(op)))
-    return nodeError("invalid Loop: " + lastDiagnostic);
-  return bindOutputs(n, op->getResults());
+  return createAndBind(state, n, "Loop");
 }
 
 } // namespace kiln::importer

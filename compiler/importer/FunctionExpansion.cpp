@@ -88,11 +88,10 @@ LogicalResult GraphImporter::importFunctionNode(const onnx::NodeProto &n,
   for (const std::string &name : n.input()) {
     onnx::TypeProto t;
     if (!name.empty()) {
-      Value v = values.lookup(name);
-      if (!v)
-        return nodeError("input " + quoted(name) +
-                         " is not produced by any node, graph input or "
-                         "initializer");
+      FailureOr<Value> found = lookupInput(name);
+      if (failed(found))
+        return failure();
+      Value v = *found;
       if (!toTypeProto(v.getType(), t))
         return nodeError("input " + quoted(name) + " has type " +
                          typeString(v.getType()) +

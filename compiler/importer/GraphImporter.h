@@ -98,10 +98,10 @@ private:
   /// Imports subgraph `g` into a new block of `region`, ending it with a
   /// kiln_graph.Yield of the graph's outputs (returned in `outs`); the
   /// block takes one argument of each of `inputTypes` for g's inputs.
-  mlir::LogicalResult importSubgraph(const onnx::GraphProto &g,
-                                     mlir::Region &region,
-                                     llvm::SmallVectorImpl<mlir::Value> &outs,
-                                     llvm::ArrayRef<mlir::Type> inputTypes = {});
+  mlir::LogicalResult
+  importSubgraph(const onnx::GraphProto &g, mlir::Region &region,
+                 llvm::SmallVectorImpl<mlir::Value> &outs,
+                 llvm::ArrayRef<mlir::Type> inputTypes = {});
   /// Scan (opset 9+) with its body as a region whose block takes the
   /// states and one slice of each scan input (ControlFlowImporter.cpp).
   mlir::LogicalResult importScanNode(const onnx::NodeProto &node);
@@ -116,6 +116,14 @@ private:
                                   mlir::ValueRange results);
   mlir::LogicalResult define(llvm::StringRef name, mlir::Value value);
   mlir::Value noValue();
+  /// The value of node input `name`: null for an empty (absent) name, an
+  /// error naming it when no node, graph input or initializer produces it.
+  mlir::FailureOr<mlir::Value> lookupInput(const std::string &name);
+  /// Creates the op of `state` (a control-flow op whose types the importer
+  /// computed), verifies it and binds the node's outputs to its results.
+  mlir::LogicalResult createAndBind(mlir::OperationState &state,
+                                    const onnx::NodeProto &node,
+                                    llvm::StringRef opName);
   mlir::Location nodeLoc();
 
   mlir::MLIRContext &ctx;

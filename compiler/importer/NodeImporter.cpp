@@ -276,6 +276,20 @@ LogicalResult GraphImporter::importConstantNode(const onnx::NodeProto &n) {
   return bindOutputs(n, *v);
 }
 
+FailureOr<Value> GraphImporter::lookupInput(const std::string &name) {
+  if (name.empty())
+    return Value();
+  if (Value v = values.lookup(name))
+    return v;
+  if (producedNames.contains(name))
+    return nodeError("input " + quoted(name) +
+                     " is used before the node that produces it (nodes "
+                     "must be topologically sorted)");
+  return nodeError("input " + quoted(name) +
+                   " is not produced by any node, graph input or "
+                   "initializer");
+}
+
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
   node = &n;
   const std::string &domain = n.domain();
@@ -317,21 +331,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &n) {
                                    !isUsed(n.output(form.numResults - 1))))
       --form.numResults;
   for (const std::string &name : n.input()) {
-    if (name.empty()) {
-      form.operands.push_back(Value());
-      continue;
-    }
-    Value v = values.lookup(name);
-    if (!v) {
-      if (producedNames.contains(name))
-        return nodeError("input " + quoted(name) +
-                         " is used before the node that produces it (nodes "
-                         "must be topologically sorted)");
-      return nodeError("input " + quoted(name) +
-                       " is not produced by any node, graph input or "
-                       "initializer");
-    }
-    form.operands.push_back(v);
+    FailureOr<Value> v = lookupInput(name);
+    if (failed(v))
+      return failure();
+    form.operands.push_back(*v);
   }
   if (failed(convertAttributes(n, form)))
     return failure();

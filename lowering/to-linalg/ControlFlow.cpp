@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/GraphOps.h"
+#include "lowering/to-linalg/DataMovement.h"
 #include "lowering/to-linalg/LoweringUtils.h"
 #include "lowering/to-linalg/Patterns.h"
 
@@ -33,10 +34,7 @@ struct IfLowering : OpConversionPattern<g::IfOp> {
     if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
       return rewriter.notifyMatchFailure(op, "unsupported result types");
     Location loc = op.getLoc();
-    SmallVector<Value> zeros(condType.getRank(),
-                             arith::ConstantIndexOp::create(rewriter, loc, 0));
-    Value cond =
-        tensor::ExtractOp::create(rewriter, loc, adaptor.getCond(), zeros);
+    Value cond = extractScalar(rewriter, loc, adaptor.getCond());
     auto ifOp = scf::IfOp::create(rewriter, loc, types, cond,
                                   /*withElseRegion=*/true);
     for (auto [from, to] :
@@ -72,6 +70,76 @@ struct YieldLowering : OpConversionPattern<g::YieldOp> {
   }
 };
 
+/// `v` as `type`, through a tensor.cast when it has another (a more or less
+/// static shape of the same tensor).
+static Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v);
+}
+
+/// Offsets, sizes and strides of the unit-thick slice of `t` at `at` along
+/// `axis`.
+static void unitSliceAlong(OpBuilder &b, Location loc, Value t, int64_t axis,
+                           Value at, SmallVectorImpl<OpFoldResult> &offsets,
+                           SmallVectorImpl<OpFoldResult> &sizes,
+                           SmallVectorImpl<OpFoldResult> &strides) {
+  int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+  offsets.assign(rank, b.getIndexAttr(0));
+  strides.assign(rank, b.getIndexAttr(1));
+  sizes.clear();
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(d == axis ? OpFoldResult(b.getIndexAttr(1))
+                              : tensor::getMixedSize(b, loc, t, d));
+  offsets[axis] = at;
+}
+
+/// The slice of `t` at `at` along `axis`, without that axis.
+static Value extractAlong(OpBuilder &b, Location loc, Value t, int64_t axis,
+                          Value at) {
+  auto rt = cast<RankedTensorType>(t.getType());
+  SmallVector<int64_t> shape(rt.getShape());
+  shape.erase(shape.begin() + axis);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  unitSliceAlong(b, loc, t, axis, at, offsets, sizes, strides);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, rt.getElementType()), t, offsets,
+      sizes, strides);
+}
+
+/// `acc` with `slice` (which lacks `axis`) written at `at` along `axis`.
+static Value insertAlong(OpBuilder &b, Location loc, Value slice, Value acc,
+                         int64_t axis, Value at) {
+  auto rt = cast<RankedTensorType>(acc.getType());
+  SmallVector<int64_t> shape(rt.getShape());
+  shape.erase(shape.begin() + axis);
+  slice =
+      castTo(b, loc, slice, RankedTensorType::get(shape, rt.getElementType()));
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  unitSliceAlong(b, loc, acc, axis, at, offsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, slice, acc, offsets, sizes,
+                                       strides);
+}
+
+/// Empty accumulators for scan outputs whose only unknown dim is the trip
+/// count.
+static void appendAccumulators(OpBuilder &b, Location loc, ArrayRef<Type> types,
+                               Value trips, SmallVectorImpl<Value> &out) {
+  for (Type t : types) {
+    auto rt = cast<RankedTensorType>(t);
+    SmallVector<Value> dyn;
+    if (llvm::any_of(rt.getShape(), ShapedType::isDynamic))
+      dyn.push_back(trips);
+    out.push_back(tensor::EmptyOp::create(b, loc, rt, dyn));
+  }
+}
+
+/// True when at most one dim of each type is dynamic (the trip count's).
+static bool oneDynamicDimAtMost(ArrayRef<Type> types) {
+  return llvm::all_of(types, [](Type t) {
+    return llvm::count_if(cast<RankedTensorType>(t).getShape(),
+                          ShapedType::isDynamic) <= 1;
+  });
+}
+
 /// Scan as an scf.for over the trip count: states and scan-output
 /// accumulators are loop-carried; each step slices the scan inputs (from the
 /// end for direction 1), runs the body, and inserts its output slices.
@@ -84,9 +152,15 @@ struct ScanLowering : OpConversionPattern<g::ScanOp> {
     int64_t numScans = op.getNumScanInputs();
     ValueRange inputs = adaptor.getInputs();
     int64_t numStates = inputs.size() - numScans;
-    SmallVector<Type> types;
-    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
-      return rewriter.notifyMatchFailure(op, "unsupported result types");
+    SmallVector<Type> types, argTypes;
+    Block &body = op.getBody().front();
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)) ||
+        failed(getTypeConverter()->convertTypes(body.getArgumentTypes(),
+                                                argTypes)))
+      return rewriter.notifyMatchFailure(op, "unsupported types");
+    if (!oneDynamicDimAtMost(ArrayRef(types).drop_front(numStates)))
+      return rewriter.notifyMatchFailure(op, "scan outputs with dynamic "
+                                             "slice dims");
     ArrayRef<int64_t> inAxes = op.getScanInputAxes(),
                       inDirs = op.getScanInputDirections(),
                       outAxes = op.getScanOutputAxes(),
@@ -95,83 +169,34 @@ struct ScanLowering : OpConversionPattern<g::ScanOp> {
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value trips =
         tensor::DimOp::create(rewriter, loc, inputs[numStates], inAxes[0]);
-    SmallVector<Value> inits(inputs.take_front(numStates));
+    SmallVector<Value> inits;
     for (int64_t i = 0; i < numStates; ++i)
-      if (inits[i].getType() != types[i])
-        inits[i] = tensor::CastOp::create(rewriter, loc, types[i], inits[i]);
-    for (Type t : ArrayRef(types).drop_front(numStates)) {
-      auto rt = cast<RankedTensorType>(t);
-      SmallVector<Value> dyn;
-      for (int64_t d = 0; d < rt.getRank(); ++d)
-        if (rt.isDynamicDim(d))
-          dyn.push_back(trips); // only the scan axis can be unknown here
-      inits.push_back(tensor::EmptyOp::create(rewriter, loc, rt, dyn));
-    }
-    if (llvm::any_of(ArrayRef(types).drop_front(numStates), [](Type t) {
-          return llvm::count_if(cast<RankedTensorType>(t).getShape(),
-                                ShapedType::isDynamic) > 1;
-        }))
-      return rewriter.notifyMatchFailure(op, "scan outputs with dynamic "
-                                             "slice dims");
+      inits.push_back(castTo(rewriter, loc, inputs[i], types[i]));
+    appendAccumulators(rewriter, loc, ArrayRef(types).drop_front(numStates),
+                       trips, inits);
     auto loop = scf::ForOp::create(rewriter, loc, zero, trips, one, inits);
     Block *loopBody = loop.getBody();
     rewriter.setInsertionPointToStart(loopBody);
     Value t = loop.getInductionVar();
     Value last = arith::SubIOp::create(rewriter, loc, trips, one);
     Value back = arith::SubIOp::create(rewriter, loc, last, t);
-    auto slice = [&](Value source, int64_t axis, Value at,
-                     ArrayRef<int64_t> sliceShape) {
-      auto rt = cast<RankedTensorType>(source.getType());
-      SmallVector<OpFoldResult> offsets(rt.getRank(), rewriter.getIndexAttr(0)),
-          sizes, strides(rt.getRank(), rewriter.getIndexAttr(1));
-      for (int64_t d = 0; d < rt.getRank(); ++d)
-        sizes.push_back(d == axis
-                            ? OpFoldResult(rewriter.getIndexAttr(1))
-                            : tensor::getMixedSize(rewriter, loc, source, d));
-      offsets[axis] = at;
-      return std::make_tuple(offsets, sizes, strides);
-    };
     SmallVector<Value> args(loop.getRegionIterArgs().take_front(numStates));
-    for (int64_t j = 0; j < numScans; ++j) {
-      Value in = inputs[numStates + j];
-      auto rt = cast<RankedTensorType>(in.getType());
-      SmallVector<int64_t> shape(rt.getShape());
-      shape.erase(shape.begin() + inAxes[j]);
-      auto [offsets, sizes, strides] =
-          slice(in, inAxes[j], inDirs[j] ? back : t, shape);
-      auto sliceType = RankedTensorType::get(shape, rt.getElementType());
-      Value s = tensor::ExtractSliceOp::create(rewriter, loc, sliceType, in,
-                                               offsets, sizes, strides);
-      Type want = op.getBody().getArgument(numStates + j).getType();
-      if (auto converted = getTypeConverter()->convertType(want))
-        if (converted != s.getType())
-          s = tensor::CastOp::create(rewriter, loc, converted, s);
-      args.push_back(s);
-    }
+    for (int64_t j = 0; j < numScans; ++j)
+      args.push_back(extractAlong(rewriter, loc, inputs[numStates + j],
+                                  inAxes[j], inDirs[j] ? back : t));
     for (auto [i, a] : llvm::enumerate(args))
-      if (Type want = getTypeConverter()->convertType(
-              op.getBody().getArgument(i).getType());
-          want && want != a.getType())
-        args[i] = tensor::CastOp::create(rewriter, loc, want, a);
-    Block &body = op.getBody().front();
+      args[i] = castTo(rewriter, loc, a, argTypes[i]);
     auto yield = cast<g::YieldOp>(body.getTerminator());
     rewriter.mergeBlocks(&body, loopBody, args);
     rewriter.setInsertionPoint(yield);
     SmallVector<Value> next;
-    for (int64_t i = 0; i < numStates; ++i) {
-      Value v = yield.getValues()[i];
-      if (v.getType() != types[i])
-        v = tensor::CastOp::create(rewriter, loc, types[i], v);
-      next.push_back(v);
-    }
-    for (int64_t k = 0; k < (int64_t)outAxes.size(); ++k) {
-      Value acc = loop.getRegionIterArgs()[numStates + k];
-      Value v = yield.getValues()[numStates + k];
-      auto [offsets, sizes, strides] =
-          slice(acc, outAxes[k], outDirs[k] ? back : t, {});
-      next.push_back(tensor::InsertSliceOp::create(rewriter, loc, v, acc,
-                                                   offsets, sizes, strides));
-    }
+    for (int64_t i = 0; i < numStates; ++i)
+      next.push_back(castTo(rewriter, loc, yield.getValues()[i], types[i]));
+    for (int64_t k = 0; k < (int64_t)outAxes.size(); ++k)
+      next.push_back(insertAlong(rewriter, loc,
+                                 yield.getValues()[numStates + k],
+                                 loop.getRegionIterArgs()[numStates + k],
+                                 outAxes[k], outDirs[k] ? back : t));
     scf::YieldOp::create(rewriter, loc, next);
     rewriter.eraseOp(yield);
     rewriter.replaceOp(op, loop.getResults());
@@ -179,18 +204,17 @@ struct ScanLowering : OpConversionPattern<g::ScanOp> {
   }
 };
 
-/// The one element of a scalar tensor.
-static Value element(OpBuilder &b, Location loc, Value t) {
-  auto rt = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(rt.getRank(),
-                           arith::ConstantIndexOp::create(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
+/// True when `v` is the constant true (a one-element i1 constant).
+static bool isConstantTrue(Value v) {
+  DenseElementsAttr attr;
+  return matchPattern(v, m_Constant(&attr)) && attr.getNumElements() == 1 &&
+         attr.getElementType().isInteger(1) && *attr.getValues<bool>().begin();
 }
 
 /// Loop as an scf.while over (iteration, condition, values) when no scan
 /// output needs the trip count up front; with scan outputs (which the body
 /// must not end early: its condition is the input's or constant true, as the
-/// importer's static count assumed), as an scf.for over min-trip counts
+/// importer's static count assumed), as an scf.for of max_trip_count steps
 /// filling one slice of each accumulator per step.
 struct LoopLowering : OpConversionPattern<g::LoopOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -207,26 +231,42 @@ struct LoopLowering : OpConversionPattern<g::LoopOp> {
     auto yield = cast<g::YieldOp>(body.getTerminator());
     bool hasMax = !isa<NoneType>(adaptor.getMaxTripCount().getType());
     bool hasCond = !isa<NoneType>(adaptor.getCond().getType());
+    // Scan outputs' length must not depend on data: the body's condition is
+    // its input's or a constant true, and the count is bounded.
+    if (numScans > 0) {
+      if (!hasMax)
+        return rewriter.notifyMatchFailure(
+            op, "scan outputs need a maximum trip count");
+      Value condOut = yield.getValues()[0];
+      if (condOut != body.getArgument(1) && !isConstantTrue(condOut))
+        return rewriter.notifyMatchFailure(
+            op, "scan outputs whose length depends on data");
+      // Only the leading (trip count) dim may be unknown.
+      if (llvm::any_of(ArrayRef(types).drop_front(numValues), [](Type t) {
+            return llvm::any_of(
+                cast<RankedTensorType>(t).getShape().drop_front(),
+                ShapedType::isDynamic);
+          }))
+        return rewriter.notifyMatchFailure(op, "scan outputs with dynamic "
+                                               "slice dims");
+    }
+
     Value maxTrips =
         hasMax ? arith::IndexCastOp::create(
                      rewriter, loc, rewriter.getIndexType(),
-                     element(rewriter, loc, adaptor.getMaxTripCount()))
+                     extractScalar(rewriter, loc, adaptor.getMaxTripCount()))
                      .getResult()
                : Value();
-    Value condInit = hasCond ? element(rewriter, loc, adaptor.getCond())
+    Value condInit = hasCond ? extractScalar(rewriter, loc, adaptor.getCond())
                              : arith::ConstantIntOp::create(
                                    rewriter, loc, rewriter.getI1Type(), 1)
                                    .getResult();
     SmallVector<Value> inits;
     for (auto [v, t] : llvm::zip(adaptor.getInits(), types))
-      inits.push_back(
-          v.getType() == t ? v : tensor::CastOp::create(rewriter, loc, t, v));
+      inits.push_back(castTo(rewriter, loc, v, t));
     auto scalarTensor = [&](OpBuilder &b, Value v) {
       return tensor::FromElementsOp::create(
           b, loc, RankedTensorType::get({}, v.getType()), ValueRange{v});
-    };
-    auto castTo = [&](OpBuilder &b, Value v, Type t) -> Value {
-      return v.getType() == t ? v : tensor::CastOp::create(b, loc, t, v);
     };
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -254,52 +294,30 @@ struct LoopLowering : OpConversionPattern<g::LoopOp> {
       SmallVector<Value> args = {scalarTensor(rewriter, iter),
                                  scalarTensor(rewriter, after->getArgument(1))};
       for (int64_t i = 0; i < numValues; ++i)
-        args.push_back(castTo(rewriter, after->getArgument(2 + i),
+        args.push_back(castTo(rewriter, loc, after->getArgument(2 + i),
                               body.getArgument(2 + i).getType()));
       rewriter.mergeBlocks(&body, after, args);
       rewriter.setInsertionPoint(yield);
       SmallVector<Value> next = {
           arith::AddIOp::create(rewriter, loc, after->getArgument(0), one),
-          element(rewriter, loc, yield.getValues()[0])};
+          extractScalar(rewriter, loc, yield.getValues()[0])};
       for (int64_t i = 0; i < numValues; ++i)
-        next.push_back(castTo(rewriter, yield.getValues()[1 + i], types[i]));
+        next.push_back(
+            castTo(rewriter, loc, yield.getValues()[1 + i], types[i]));
       scf::YieldOp::create(rewriter, loc, next);
       rewriter.eraseOp(yield);
       rewriter.replaceOp(op, loop.getResults().drop_front(2));
       return success();
     }
 
-    if (!hasMax)
-      return rewriter.notifyMatchFailure(
-          op, "scan outputs need a maximum trip count");
-    // Scan outputs' length must not depend on data: the body's condition is
-    // its input's or a constant true.
-    Value condOut = yield.getValues()[0];
-    DenseElementsAttr attr;
-    bool runsAll =
-        condOut == body.getArgument(1) ||
-        (matchPattern(condOut, m_Constant(&attr)) &&
-         attr.getNumElements() == 1 && attr.getElementType().isInteger(1) &&
-         *attr.getValues<bool>().begin());
-    if (!runsAll)
-      return rewriter.notifyMatchFailure(
-          op, "scan outputs whose length depends on data");
-    // The body cannot end the loop early (importer), so the loop runs
-    // max_trip_count times, or not at all when cond starts false.
+    // The body cannot end the loop early, so the loop runs max_trip_count
+    // times, or not at all when cond starts false.
     Value trips = arith::SelectOp::create(
         rewriter, loc, condInit,
         arith::MaxSIOp::create(rewriter, loc, maxTrips, zero), zero);
     SmallVector<Value> carried(inits);
-    for (Type t : ArrayRef(types).drop_front(numValues)) {
-      auto rt = cast<RankedTensorType>(t);
-      if (llvm::count_if(rt.getShape().drop_front(), ShapedType::isDynamic))
-        return rewriter.notifyMatchFailure(op, "scan outputs with dynamic "
-                                               "slice dims");
-      SmallVector<Value> dyn;
-      if (rt.isDynamicDim(0))
-        dyn.push_back(trips);
-      carried.push_back(tensor::EmptyOp::create(rewriter, loc, rt, dyn));
-    }
+    appendAccumulators(rewriter, loc, ArrayRef(types).drop_front(numValues),
+                       trips, carried);
     auto loop = scf::ForOp::create(rewriter, loc, zero, trips, one, carried);
     Block *loopBody = loop.getBody();
     rewriter.setInsertionPointToStart(loopBody);
@@ -311,30 +329,17 @@ struct LoopLowering : OpConversionPattern<g::LoopOp> {
     SmallVector<Value> args = {scalarTensor(rewriter, iter),
                                scalarTensor(rewriter, yes)};
     for (int64_t i = 0; i < numValues; ++i)
-      args.push_back(castTo(rewriter, loop.getRegionIterArgs()[i],
+      args.push_back(castTo(rewriter, loc, loop.getRegionIterArgs()[i],
                             body.getArgument(2 + i).getType()));
     rewriter.mergeBlocks(&body, loopBody, args);
     rewriter.setInsertionPoint(yield);
     SmallVector<Value> next;
     for (int64_t i = 0; i < numValues; ++i)
-      next.push_back(castTo(rewriter, yield.getValues()[1 + i], types[i]));
-    for (int64_t k = 0; k < numScans; ++k) {
-      Value acc = loop.getRegionIterArgs()[numValues + k];
-      auto rt = cast<RankedTensorType>(acc.getType());
-      SmallVector<OpFoldResult> offsets(rt.getRank(), rewriter.getIndexAttr(0)),
-          sizes, strides(rt.getRank(), rewriter.getIndexAttr(1));
-      offsets[0] = t;
-      sizes.push_back(rewriter.getIndexAttr(1));
-      for (int64_t d = 1; d < rt.getRank(); ++d)
-        sizes.push_back(rewriter.getIndexAttr(rt.getDimSize(d)));
-      Value slice = yield.getValues()[1 + numValues + k];
-      auto sliceType = RankedTensorType::get(rt.getShape().drop_front(),
-                                             rt.getElementType());
-      if (slice.getType() != sliceType)
-        slice = tensor::CastOp::create(rewriter, loc, sliceType, slice);
-      next.push_back(tensor::InsertSliceOp::create(rewriter, loc, slice, acc,
-                                                   offsets, sizes, strides));
-    }
+      next.push_back(castTo(rewriter, loc, yield.getValues()[1 + i], types[i]));
+    for (int64_t k = 0; k < numScans; ++k)
+      next.push_back(
+          insertAlong(rewriter, loc, yield.getValues()[1 + numValues + k],
+                      loop.getRegionIterArgs()[numValues + k], 0, t));
     scf::YieldOp::create(rewriter, loc, next);
     rewriter.eraseOp(yield);
     rewriter.replaceOp(op, loop.getResults());
