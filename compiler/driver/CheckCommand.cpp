@@ -104,71 +104,18 @@ static bool listSamples(const std::string &dir, int64_t numInputs,
   return true;
 }
 
-static double valueAt(const HostTensor &t, int64_t i) {
-  const uint8_t *p = t.bytes.data() + i * dtypeByteSize(t.dtype);
-  switch (t.dtype) {
-  case KILN_DTYPE_FLOAT32: {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  case KILN_DTYPE_FLOAT64: {
-    double v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  case KILN_DTYPE_INT64: {
-    int64_t v;
-    std::memcpy(&v, p, 8);
-    return (double)v;
-  }
-  case KILN_DTYPE_INT32: {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  case KILN_DTYPE_UINT8:
-  case KILN_DTYPE_BOOL:
-    return *p;
-  case KILN_DTYPE_INT8:
-    return (int8_t)*p;
-  default:
-    return NAN;
-  }
-}
-
-/// Runs `path` on `files`; outputs in `out`.
+/// Runs the library of `ctx` on `files`; its outputs in `t.outputs`.
 static bool runLibrary(kiln_context *ctx, const kiln_model *m,
-                       const std::vector<std::string> &files,
-                       std::vector<HostTensor> &out, std::string &err) {
-  int64_t nIn = kiln_model_num_inputs(m), nOut = kiln_model_num_outputs(m);
-  std::vector<HostTensor> in(nIn);
-  std::vector<kiln_tensor> inDesc, outDesc;
-  for (int64_t i = 0; i < nIn; ++i) {
-    if (!readTensorFile(files[i], in[i], err))
+                       const std::vector<std::string> &files, RunTensors &t,
+                       std::string &err) {
+  t.inputs.assign(files.size(), HostTensor());
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!readTensorFile(files[i], t.inputs[i], err))
       return false;
-    inDesc.push_back(kiln_tensor{in[i].dtype, (int32_t)in[i].dims.size(),
-                                 in[i].dims.data(), in[i].bytes.data(),
-                                 in[i].bytes.size()});
-  }
-  out.assign(nOut, HostTensor());
-  for (int64_t i = 0; i < nOut; ++i) {
-    const kiln_tensor_info *info = kiln_model_output(m, i);
-    out[i].dtype = info->dtype;
-    out[i].name = info->name;
-    out[i].dims.resize(info->rank);
-    if (kiln_infer_output_dims(m, inDesc.data(), nIn, i, out[i].dims.data()) !=
-        KILN_STATUS_OK) {
-      err = kiln_last_error();
-      return false;
-    }
-    out[i].bytes.assign(out[i].numElements() * dtypeByteSize(out[i].dtype), 0);
-    outDesc.push_back(kiln_tensor{out[i].dtype, (int32_t)out[i].dims.size(),
-                                  out[i].dims.data(), out[i].bytes.data(),
-                                  out[i].bytes.size()});
-  }
-  if (kiln_run(ctx, inDesc.data(), nIn, outDesc.data(), nOut) !=
-      KILN_STATUS_OK) {
+  if (!describeRunTensors(m, t, err))
+    return false;
+  if (kiln_run(ctx, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
+               t.outDesc.size()) != KILN_STATUS_OK) {
     err = kiln_last_error();
     return false;
   }
@@ -228,10 +175,11 @@ static int runCheck() {
 
   std::vector<OutputStats> stats(nOut);
   for (const Sample &s : samples) {
-    std::vector<HostTensor> want, got;
-    if (!runLibrary(refCtx.get(), ref.get(), s.files, want, why) ||
-        !runLibrary(libCtx.get(), lib.get(), s.files, got, why))
+    RunTensors refRun, libRun;
+    if (!runLibrary(refCtx.get(), ref.get(), s.files, refRun, why) ||
+        !runLibrary(libCtx.get(), lib.get(), s.files, libRun, why))
       return fail(s.name + ": " + why);
+    const std::vector<HostTensor> &want = refRun.outputs, &got = libRun.outputs;
     for (int64_t o = 0; o < nOut; ++o) {
       OutputStats &st = stats[o];
       st.name = want[o].name;
@@ -240,7 +188,7 @@ static int runCheck() {
                     "' differs in shape or type from the reference's");
       int64_t n = want[o].numElements();
       for (int64_t i = 0; i < n; ++i) {
-        double a = valueAt(got[o], i), b = valueAt(want[o], i);
+        double a = elementAsDouble(got[o], i), b = elementAsDouble(want[o], i);
         st.maxAbs = std::max(st.maxAbs, std::fabs(a - b));
         st.refMax = std::max(st.refMax, std::fabs(b));
       }
@@ -254,11 +202,11 @@ static int runCheck() {
         for (int64_t r = 0; r < n / classes; ++r) {
           int64_t wa = 0, ga = 0;
           for (int64_t c = 1; c < classes; ++c) {
-            if (valueAt(want[o], r * classes + c) >
-                valueAt(want[o], r * classes + wa))
+            if (elementAsDouble(want[o], r * classes + c) >
+                elementAsDouble(want[o], r * classes + wa))
               wa = c;
-            if (valueAt(got[o], r * classes + c) >
-                valueAt(got[o], r * classes + ga))
+            if (elementAsDouble(got[o], r * classes + c) >
+                elementAsDouble(got[o], r * classes + ga))
               ga = c;
           }
           ++st.rows;

@@ -15,6 +15,34 @@
 
 namespace kiln::driver {
 
+bool describeRunTensors(const kiln_model *m, RunTensors &t, std::string &err) {
+  int64_t nIn = kiln_model_num_inputs(m), nOut = kiln_model_num_outputs(m);
+  t.inDesc.clear();
+  for (HostTensor &h : t.inputs)
+    t.inDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
+                                   h.dims.data(), h.bytes.data(),
+                                   h.bytes.size()});
+  t.outputs.assign(nOut, HostTensor());
+  t.outDesc.clear();
+  for (int64_t i = 0; i < nOut; ++i) {
+    const kiln_tensor_info *info = kiln_model_output(m, i);
+    HostTensor &h = t.outputs[i];
+    h.dtype = info->dtype;
+    h.name = info->name;
+    h.dims.resize(info->rank);
+    if (kiln_infer_output_dims(m, t.inDesc.data(), nIn, i, h.dims.data()) !=
+        KILN_STATUS_OK) {
+      err = kiln_last_error();
+      return false;
+    }
+    h.bytes.assign(h.numElements() * dtypeByteSize(h.dtype), 0);
+    t.outDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
+                                    h.dims.data(), h.bytes.data(),
+                                    h.bytes.size()});
+  }
+  return true;
+}
+
 bool makeSeededInput(const kiln_tensor_info *info, uint32_t seed,
                      HostTensor &out) {
   out.dtype = info->dtype;

@@ -33,6 +33,11 @@ struct RunTensors {
   std::vector<kiln_tensor> inDesc, outDesc;
 };
 
+/// Fills t.inDesc from t.inputs, then t.outputs (shapes inferred by kiln_rt
+/// from the inputs, zeroed) and t.outDesc; false, kiln_rt's message in
+/// `err`, when the input shapes do not fit the model.
+bool describeRunTensors(const kiln_model *m, RunTensors &t, std::string &err);
+
 /// A seeded input for a static tensor: floats uniform in [-1, 1), integers
 /// and bools 0; false when a dim is symbolic.
 bool makeSeededInput(const kiln_tensor_info *info, uint32_t seed,

@@ -91,54 +91,6 @@ static std::string formatDims(const kiln_model *m, const kiln_tensor_info *t) {
   return s + "]";
 }
 
-/// Element `i` of `t` as a double, for summaries.
-static double elementAsDouble(const HostTensor &t, int64_t i) {
-  const uint8_t *p = t.bytes.data() + i * dtypeByteSize(t.dtype);
-  auto load = [&](auto v) {
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-  };
-  switch (t.dtype) {
-  case KILN_DTYPE_FLOAT32:
-    return load(float());
-  case KILN_DTYPE_FLOAT64:
-    return load(double());
-  case KILN_DTYPE_UINT8:
-  case KILN_DTYPE_BOOL:
-    return load(uint8_t());
-  case KILN_DTYPE_INT8:
-    return load(int8_t());
-  case KILN_DTYPE_UINT16:
-    return load(uint16_t());
-  case KILN_DTYPE_INT16:
-    return load(int16_t());
-  case KILN_DTYPE_INT32:
-    return load(int32_t());
-  case KILN_DTYPE_UINT32:
-    return load(uint32_t());
-  case KILN_DTYPE_INT64:
-    return (double)load(int64_t());
-  case KILN_DTYPE_UINT64:
-    return (double)load(uint64_t());
-  case KILN_DTYPE_BFLOAT16: {
-    uint32_t bits = (uint32_t)load(uint16_t()) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  case KILN_DTYPE_FLOAT16: {
-    uint16_t h = load(uint16_t());
-    int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-    double v = exponent == 0    ? std::ldexp(mantissa, -24)
-               : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                                : std::ldexp(mantissa | 0x400, exponent - 25);
-    return (h & 0x8000) ? -v : v;
-  }
-  default:
-    return NAN;
-  }
-}
-
 /// One line per output that has no file: name, dtype, shape, min/max/mean
 /// and the first values.
 static void printSummary(int64_t index, const HostTensor &t) {
@@ -216,7 +168,7 @@ static bool bindInputs(const kiln_model *m, std::vector<std::string> &files,
 /// seeded ones for a model whose inputs are all static) and allocates the
 /// outputs.
 static int prepareTensors(const kiln_model *m, RunTensors &t) {
-  int64_t nIn = kiln_model_num_inputs(m), nOut = kiln_model_num_outputs(m);
+  int64_t nIn = kiln_model_num_inputs(m);
   t.inputs.resize(nIn);
   if (inputFiles.empty() && profileSub) {
     for (int64_t i = 0; i < nIn; ++i)
@@ -234,25 +186,9 @@ static int prepareTensors(const kiln_model *m, RunTensors &t) {
         return fail(err);
     }
   }
-  for (HostTensor &h : t.inputs)
-    t.inDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
-                                   h.dims.data(), h.bytes.data(),
-                                   h.bytes.size()});
-  t.outputs.resize(nOut);
-  for (int64_t i = 0; i < nOut; ++i) {
-    const kiln_tensor_info *info = kiln_model_output(m, i);
-    HostTensor &h = t.outputs[i];
-    h.dtype = info->dtype;
-    h.name = info->name;
-    h.dims.resize(info->rank);
-    if (kiln_infer_output_dims(m, t.inDesc.data(), nIn, i, h.dims.data()) !=
-        KILN_STATUS_OK)
-      return fail(rtError("input shapes do not fit the model"));
-    h.bytes.assign(h.numElements() * dtypeByteSize(h.dtype), 0);
-    t.outDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
-                                    h.dims.data(), h.bytes.data(),
-                                    h.bytes.size()});
-  }
+  std::string err;
+  if (!describeRunTensors(m, t, err))
+    return fail("input shapes do not fit the model: " + err);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -542,6 +543,53 @@ bool writeTensorFile(const std::string &path, const HostTensor &t,
                      std::string &err) {
   return endsWith(path, ".npy") ? writeNpy(path, t, err)
                                 : writeTensorProto(path, t, err);
+}
+
+double elementAsDouble(const HostTensor &t, int64_t i) {
+  const uint8_t *p = t.bytes.data() + i * dtypeByteSize(t.dtype);
+  auto load = [&](auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  switch (t.dtype) {
+  case KILN_DTYPE_FLOAT32:
+    return load(float());
+  case KILN_DTYPE_FLOAT64:
+    return load(double());
+  case KILN_DTYPE_UINT8:
+  case KILN_DTYPE_BOOL:
+    return load(uint8_t());
+  case KILN_DTYPE_INT8:
+    return load(int8_t());
+  case KILN_DTYPE_UINT16:
+    return load(uint16_t());
+  case KILN_DTYPE_INT16:
+    return load(int16_t());
+  case KILN_DTYPE_INT32:
+    return load(int32_t());
+  case KILN_DTYPE_UINT32:
+    return load(uint32_t());
+  case KILN_DTYPE_INT64:
+    return (double)load(int64_t());
+  case KILN_DTYPE_UINT64:
+    return (double)load(uint64_t());
+  case KILN_DTYPE_BFLOAT16: {
+    uint32_t bits = (uint32_t)load(uint16_t()) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case KILN_DTYPE_FLOAT16: {
+    uint16_t h = load(uint16_t());
+    int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    double v = exponent == 0    ? std::ldexp(mantissa, -24)
+               : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                : std::ldexp(mantissa | 0x400, exponent - 25);
+    return (h & 0x8000) ? -v : v;
+  }
+  default:
+    return NAN;
+  }
 }
 
 } // namespace kiln

@@ -38,6 +38,9 @@ const char *dtypeName(int32_t dtype);
 /// True if `t` has a supported dtype, non-negative dims and exactly
 /// numElements() * dtypeByteSize() bytes; otherwise explains in `err`.
 bool checkHostTensor(const HostTensor &t, std::string &err);
+/// Element `i` of `t` as a double (bfloat16/float16 widened, integers and
+/// bools by value); NaN for unsupported types.
+double elementAsDouble(const HostTensor &t, int64_t i);
 
 // NumPy .npy.
 bool parseNpy(const uint8_t *data, size_t size, HostTensor &out,

@@ -12,10 +12,6 @@ using namespace mlir;
 
 namespace kiln {
 
-static void addUpstream(OpPassManager &pm, llvm::StringRef text) {
-  addPipelineText(pm, text);
-}
-
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuScheduleOptions &options, bool profile) {
   pm.addPass(createCanonicalizerPass());
@@ -31,8 +27,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Bufferize (outputs are already caller buffers), then free intermediates.
   addEntryBufferization(pm);
   pm.addPass(createPlanMemory());
-  addUpstream(pm, "buffer-deallocation-pipeline,"
-                  "convert-bufferization-to-memref");
+  addPipelineText(pm, "buffer-deallocation-pipeline,"
+                      "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
   // Products with pruned constant weights, where the sparse kernel wins.
   SparseWeightsOptions sparse;
@@ -55,16 +51,16 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   if (profile)
     pm.addPass(createInstrumentProfile());
   // Loops, then LLVM.
-  addUpstream(pm, "func.func(convert-linalg-to-loops),"
-                  "convert-vector-to-scf{full-unroll=true},"
-                  "lower-affine,convert-scf-to-cf,"
-                  "expand-strided-metadata,lower-affine,"
-                  "convert-vector-to-llvm{reassociate-fp-reductions},"
-                  "convert-ub-to-llvm,"
-                  "convert-math-to-llvm,convert-math-to-libm,"
-                  "finalize-memref-to-llvm,convert-arith-to-llvm,"
-                  "convert-index-to-llvm,convert-func-to-llvm,"
-                  "convert-cf-to-llvm,reconcile-unrealized-casts");
+  addPipelineText(pm, "func.func(convert-linalg-to-loops),"
+                      "convert-vector-to-scf{full-unroll=true},"
+                      "lower-affine,convert-scf-to-cf,"
+                      "expand-strided-metadata,lower-affine,"
+                      "convert-vector-to-llvm{reassociate-fp-reductions},"
+                      "convert-ub-to-llvm,"
+                      "convert-math-to-llvm,convert-math-to-libm,"
+                      "finalize-memref-to-llvm,convert-arith-to-llvm,"
+                      "convert-index-to-llvm,convert-func-to-llvm,"
+                      "convert-cf-to-llvm,reconcile-unrealized-casts");
   pm.addPass(createStoreBoolsAsBytes());
 }
 

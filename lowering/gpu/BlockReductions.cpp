@@ -125,6 +125,16 @@ Value buildCombine(OpBuilder &b, Location loc, AllReduceOperation op, Value x,
 
 namespace {
 
+/// The indices `map` gives for the loop indices `ivs`.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ValueRange ivs) {
+  SmallVector<Value> out;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    out.push_back(
+        affine::AffineApplyOp::create(b, loc, map.getSubMap({r}), ivs));
+  return out;
+}
+
 struct BlockReductionsPass : impl::BlockReductionsBase<BlockReductionsPass> {
   using BlockReductionsBase::BlockReductionsBase;
 
@@ -213,12 +223,10 @@ struct BlockReductionsPass : impl::BlockReductionsBase<BlockReductionsPass> {
               map.map(arg, v);
               continue;
             }
-            AffineMap m = op.getMatchingIndexingMap(in);
-            SmallVector<Value> idx;
-            for (unsigned r = 0; r < m.getNumResults(); ++r)
-              idx.push_back(
-                  affine::AffineApplyOp::create(lb, loc, m.getSubMap({r}), at));
-            map.map(arg, memref::LoadOp::create(lb, loc, v, idx));
+            map.map(arg,
+                    memref::LoadOp::create(
+                        lb, loc, v,
+                        applyMap(lb, loc, op.getMatchingIndexingMap(in), at)));
           }
           for (Operation &inner : body.without_terminator())
             if (&inner != combiner)
@@ -237,11 +245,8 @@ struct BlockReductionsPass : impl::BlockReductionsBase<BlockReductionsPass> {
     SmallVector<Value> at = ivs;
     at[red] = cst(sb, 0);
     OpOperand *init = op.getDpsInitOperand(0);
-    AffineMap m = op.getMatchingIndexingMap(init);
-    SmallVector<Value> idx;
-    for (unsigned r = 0; r < m.getNumResults(); ++r)
-      idx.push_back(
-          affine::AffineApplyOp::create(sb, loc, m.getSubMap({r}), at));
+    SmallVector<Value> idx =
+        applyMap(sb, loc, op.getMatchingIndexingMap(init), at);
     Value prior = memref::LoadOp::create(sb, loc, init->get(), idx);
     Value result = buildCombine(sb, loc, *kind, prior, total.getResult());
     memref::StoreOp::create(sb, loc, result, init->get(), idx);

@@ -23,10 +23,6 @@ using namespace mlir;
 
 namespace kiln {
 
-static void addUpstream(OpPassManager &pm, const std::string &text) {
-  addPipelineText(pm, text);
-}
-
 std::string findCudaToolkit() {
   std::vector<std::string> roots;
   for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
@@ -59,7 +55,7 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   // they need no deallocation analysis (whose helper code would run on
   // the host, over device pointers).
   pm.addPass(createPlanMemory());
-  addUpstream(pm, "convert-bufferization-to-memref");
+  addPipelineText(pm, "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
   // Warp-level MMA cannot run emulated: emulation checks the rest of the
   // tf32 path (im2col, the split of ragged products) in f32.
@@ -68,46 +64,47 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   if (options.tf32 && !options.emulate)
     pm.addNestedPass<func::FuncOp>(createTensorCoreMatmul());
   pm.addNestedPass<func::FuncOp>(createBlockReductions());
-  addUpstream(pm, "func.func(convert-linalg-to-parallel-loops)");
+  addPipelineText(pm, "func.func(convert-linalg-to-parallel-loops)");
   pm.addNestedPass<func::FuncOp>(createDeviceMemory());
   pm.addNestedPass<func::FuncOp>(
       createMapToGpu({/*threadsPerBlock=*/options.threadsPerBlock}));
   pm.addPass(createCanonicalizerPass());
   if (options.emulate) {
     pm.addPass(createEmulateOnHost());
-    addUpstream(pm, "canonicalize,lower-affine,convert-scf-to-cf,"
-                    "expand-strided-metadata,lower-affine,"
-                    "finalize-memref-to-llvm,convert-math-to-llvm,"
-                    "convert-math-to-libm,convert-arith-to-llvm,"
-                    "convert-index-to-llvm,convert-func-to-llvm,"
-                    "convert-cf-to-llvm,convert-ub-to-llvm,"
-                    "reconcile-unrealized-casts");
+    addPipelineText(pm, "canonicalize,lower-affine,convert-scf-to-cf,"
+                        "expand-strided-metadata,lower-affine,"
+                        "finalize-memref-to-llvm,convert-math-to-llvm,"
+                        "convert-math-to-libm,convert-arith-to-llvm,"
+                        "convert-index-to-llvm,convert-func-to-llvm,"
+                        "convert-cf-to-llvm,convert-ub-to-llvm,"
+                        "reconcile-unrealized-casts");
     return;
   }
   // Kernels become gpu.funcs; the host chains its launches and copies on
   // one stream and waits once, at the end of the run.
-  addUpstream(pm, "gpu-kernel-outlining");
+  addPipelineText(pm, "gpu-kernel-outlining");
   pm.addPass(createMergeKernelModules());
-  addUpstream(pm, "func.func(gpu-async-region),lower-affine,convert-scf-to-cf");
+  addPipelineText(pm,
+                  "func.func(gpu-async-region),lower-affine,convert-scf-to-cf");
   std::string attach = "nvvm-attach-target{chip=" + options.chip +
                        " O=" + std::to_string(options.optLevel);
   if (!options.features.empty())
     attach += " features=" + options.features;
   attach += "}";
-  addUpstream(pm, attach);
-  addUpstream(pm, "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
-                  "canonicalize,cse,reconcile-unrealized-casts)");
+  addPipelineText(pm, attach);
+  addPipelineText(pm, "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
+                      "canonicalize,cse,reconcile-unrealized-casts)");
   // Host: the launcher calls, then one module of LLVM dialect.
-  addUpstream(pm, "expand-strided-metadata,lower-affine,"
-                  "convert-func-to-llvm,convert-arith-to-llvm,"
-                  "convert-index-to-llvm,convert-cf-to-llvm,"
-                  "gpu-to-llvm,finalize-memref-to-llvm,"
-                  "reconcile-unrealized-casts");
+  addPipelineText(pm, "expand-strided-metadata,lower-affine,"
+                      "convert-func-to-llvm,convert-arith-to-llvm,"
+                      "convert-index-to-llvm,convert-cf-to-llvm,"
+                      "gpu-to-llvm,finalize-memref-to-llvm,"
+                      "reconcile-unrealized-casts");
   std::string binary = "gpu-module-to-binary{format=isa";
   if (!options.toolkitPath.empty())
     binary += " toolkit=" + options.toolkitPath;
-  addUpstream(pm, binary + "}");
-  addUpstream(pm, "canonicalize,cse,reconcile-unrealized-casts");
+  addPipelineText(pm, binary + "}");
+  addPipelineText(pm, "canonicalize,cse,reconcile-unrealized-casts");
 }
 
 } // namespace kiln
