@@ -127,6 +127,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "kiln_bench: %s\n", kiln_last_error());
       return 1;
     }
+    for (int32_t k = 0; k < info->rank; ++k)
+      if (dims[k] < 0) /* sized at run time: the run allocates it */
+        dims[k] = 0;
     if (!make_tensor(info, &outs[i], dims))
       return 1;
     out_t[i] = outs[i].t;

@@ -114,12 +114,7 @@ static bool runLibrary(kiln_context *ctx, const kiln_model *m,
       return false;
   if (!describeRunTensors(m, t, err))
     return false;
-  if (kiln_run(ctx, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
-               t.outDesc.size()) != KILN_STATUS_OK) {
-    err = kiln_last_error();
-    return false;
-  }
-  return true;
+  return runModel(ctx, t, err);
 }
 
 static int open(const std::string &path, ModelPtr &model, ContextPtr &ctx) {

@@ -35,10 +35,38 @@ bool describeRunTensors(const kiln_model *m, RunTensors &t, std::string &err) {
       err = kiln_last_error();
       return false;
     }
+    // The run allocates an output sized at run time (runModel copies it).
+    if (llvm::is_contained(h.dims, -1)) {
+      t.outDesc.push_back(
+          kiln_tensor{h.dtype, (int32_t)h.dims.size(), nullptr, nullptr, 0});
+      continue;
+    }
     h.bytes.assign(h.numElements() * dtypeByteSize(h.dtype), 0);
     t.outDesc.push_back(kiln_tensor{h.dtype, (int32_t)h.dims.size(),
                                     h.dims.data(), h.bytes.data(),
                                     h.bytes.size()});
+  }
+  return true;
+}
+
+bool runModel(kiln_context *ctx, RunTensors &t, std::string &err) {
+  if (kiln_run(ctx, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
+               t.outDesc.size()) != KILN_STATUS_OK) {
+    err = kiln_last_error();
+    return false;
+  }
+  for (size_t i = 0; i < t.outputs.size(); ++i) {
+    if (t.outDesc[i].dims)
+      continue;
+    kiln_tensor out;
+    if (kiln_context_output(ctx, i, &out) != KILN_STATUS_OK) {
+      err = kiln_last_error();
+      return false;
+    }
+    HostTensor &h = t.outputs[i];
+    h.dims.assign(out.dims, out.dims + out.rank);
+    const char *data = static_cast<const char *>(out.data);
+    h.bytes.assign(data, data + out.byte_size);
   }
   return true;
 }

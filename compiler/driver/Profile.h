@@ -38,6 +38,10 @@ struct RunTensors {
 /// `err`, when the input shapes do not fit the model.
 bool describeRunTensors(const kiln_model *m, RunTensors &t, std::string &err);
 
+/// kiln_run on t's descriptions; the outputs sized at run time are copied
+/// into t.outputs afterwards. False, kiln_rt's message in `err`, on failure.
+bool runModel(kiln_context *ctx, RunTensors &t, std::string &err);
+
 /// A seeded input for a static tensor: floats uniform in [-1, 1), integers
 /// and bools 0; false when a dim is symbolic.
 bool makeSeededInput(const kiln_tensor_info *info, uint32_t seed,

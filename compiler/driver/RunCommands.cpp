@@ -86,7 +86,9 @@ static std::string formatDims(const kiln_model *m, const kiln_tensor_info *t) {
     if (d)
       s += ", ";
     s += t->dims[d] >= 0 ? std::to_string(t->dims[d])
-                         : std::string(kiln_model_symbol(m, -t->dims[d] - 1));
+         : t->dims[d] == KILN_DIM_AT_RUN_TIME
+             ? std::string("(run time)")
+             : std::string(kiln_model_symbol(m, -t->dims[d] - 1));
   }
   return s + "]";
 }
@@ -222,9 +224,9 @@ static int runRun() {
   RunTensors t;
   if (int rc = prepareTensors(model.get(), t))
     return rc;
-  if (kiln_run(ctx.get(), t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
-               t.outDesc.size()) != KILN_STATUS_OK)
-    return fail(rtError("run failed"));
+  std::string runError;
+  if (!runModel(ctx.get(), t, runError))
+    return fail("run failed: " + runError);
   for (int64_t i = 0; i < nOut; ++i) {
     if (i < (int64_t)outputs.size()) {
       std::string err;
@@ -253,13 +255,11 @@ static int runProfile() {
   RunTensors t;
   if (int rc = prepareTensors(raw, t))
     return rc;
-  auto runOnce = [&] {
-    return kiln_run(ctxRaw, t.inDesc.data(), t.inDesc.size(), t.outDesc.data(),
-                    t.outDesc.size()) == KILN_STATUS_OK;
-  };
+  std::string runError;
+  auto runOnce = [&] { return runModel(ctxRaw, t, runError); };
   for (unsigned i = 0; i < profileWarmup; ++i)
     if (!runOnce())
-      return fail(rtError("run failed"));
+      return fail("run failed: " + runError);
   // Room for each kernel called a few times per run (kernels inside loops
   // run once per iteration); what does not fit is reported as dropped.
   int64_t capacity = (kiln_model_num_kernels(raw) + 1) * 4 * profileIters;
@@ -268,7 +268,7 @@ static int runProfile() {
     return fail(rtError("cannot profile"));
   for (unsigned i = 0; i < profileIters; ++i)
     if (!runOnce())
-      return fail(rtError("run failed"));
+      return fail("run failed: " + runError);
   const kiln_profile_event *events = nullptr;
   int64_t count = 0, dropped = 0;
   kiln_context_profile_events(ctxRaw, &events, &count, &dropped);

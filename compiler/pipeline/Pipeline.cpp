@@ -220,8 +220,27 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   SymbolTable::setSymbolName(entry, kEntryFunctionName);
 
   OpPassManager linalgPm("builtin.module");
-  buildToLinalgPipeline(linalgPm);
+  linalgPm.addPass(createConvertGraphToLinalg());
   if (auto err = runPasses(module, linalgPm, "lowering to linalg",
+                           options.dumpIR, false, options.verbose))
+    return err;
+  // Outputs whose extents the inputs do not give are allocated by the run.
+  llvm::SmallVector<int64_t> runTimeOutputs = checkBatchTies(entry, *sig);
+  if (!runTimeOutputs.empty() &&
+      !target->getDevice(options.targetOptions).empty())
+    return llvm::createStringError(
+        "output '" + sig->outputs[runTimeOutputs[0]].name +
+        "' is sized at run time (its extent depends on the data, or on "
+        "arithmetic of input dims); target '" +
+        target->getName().str() +
+        "' does not support such outputs yet: compile for a CPU target, or "
+        "fix the input dims with --input-shape");
+  if (!runTimeOutputs.empty())
+    entry->setAttr(kRunTimeOutputsAttr,
+                   DenseI64ArrayAttr::get(module.getContext(), runTimeOutputs));
+  OpPassManager destinationPm("builtin.module");
+  destinationPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+  if (auto err = runPasses(module, destinationPm, "lowering to linalg",
                            options.dumpIR, false, options.verbose))
     return err;
   DialectRegistry targetDialects;

@@ -16,6 +16,7 @@ include "dialects/graph/IndexingOps.td"
 include "dialects/graph/QuantOps.td"
 include "dialects/graph/RecurrentOps.td"
 include "dialects/graph/ControlFlowOps.td"
+include "dialects/graph/DataDependentOps.td"
 
 //===----------------------------------------------------------------------===//
 // Graph plumbing

@@ -141,7 +141,7 @@ def Graph_ReverseSequenceOp : Graph_Op<"ReverseSequence"> {
 }
 
 def Graph_TopKOp : Graph_Op<"TopK"> {
-  let summary = "ONNX TopK with a constant K: values and int64 indices";
+  let summary = "ONNX TopK: values and int64 indices (K constant or run-time)";
   let arguments = (ins AnyTensor:$X, TensorOf<[I64]>:$K,
                    DefaultValuedAttr<SI64Attr, "-1">:$axis,
                    DefaultValuedAttr<I64Attr, "1">:$largest,

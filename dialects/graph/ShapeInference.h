@@ -162,6 +162,14 @@ mlir::LogicalResult inferGridSample(Loc loc, GridSampleOp::Adaptor op,
                                     Types &types);
 mlir::LogicalResult inferTopK(Loc loc, TopKOp::Adaptor op, Types &types);
 
+// DataDependentShapeInference.cpp
+mlir::LogicalResult inferNonZero(Loc loc, NonZeroOp::Adaptor op, Types &types);
+mlir::LogicalResult inferCompress(Loc loc, CompressOp::Adaptor op,
+                                  Types &types);
+mlir::LogicalResult inferUnique(Loc loc, UniqueOp::Adaptor op, Types &types);
+mlir::LogicalResult
+inferNonMaxSuppression(Loc loc, NonMaxSuppressionOp::Adaptor op, Types &types);
+
 /// Computed static bounds of a Slice along every axis of `shape`, following
 /// ONNX clamping rules. Needs constant starts/ends/axes/steps.
 struct SliceBounds {

@@ -31,6 +31,28 @@ static Constant *makeI64Array(Module &m, ArrayRef<int64_t> values,
   return gv;
 }
 
+/// Bytes per element of an ONNX dtype as the code stores it (bools in
+/// bytes).
+static int64_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_UINT8:
+  case KILN_DTYPE_INT8:
+  case KILN_DTYPE_BOOL:
+    return 1;
+  case KILN_DTYPE_UINT16:
+  case KILN_DTYPE_INT16:
+  case KILN_DTYPE_FLOAT16:
+  case KILN_DTYPE_BFLOAT16:
+    return 2;
+  case KILN_DTYPE_FLOAT32:
+  case KILN_DTYPE_INT32:
+  case KILN_DTYPE_UINT32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
 /// Builds `i32 run(ptr buffers, ptr dims, ptr arena)`: for each tensor it
 /// passes (allocated, aligned, offset 0, sizes, row-major strides).
 static Function *buildRunWrapper(Module &m, Function *entry,
@@ -78,12 +100,50 @@ static Function *buildRunWrapper(Module &m, Function *entry,
   };
   for (const TensorSignature &t : sig.inputs)
     addTensor(t);
-  for (const TensorSignature &t : sig.outputs)
-    addTensor(t);
+  int64_t outputDims = dimOffset;
+  for (const TensorSignature &t : sig.outputs) {
+    if (!t.sizedAtRunTime) {
+      addTensor(t);
+      continue;
+    }
+    ++index;
+    dimOffset += t.dims.size();
+  }
   if (info.entryTakesArena)
     addMemref(run->getArg(2),
               {ConstantInt::get(i64, std::max<uint64_t>(info.arenaBytes, 1))});
-  b.CreateCall(entry, args);
+  Value *results = b.CreateCall(entry, args);
+
+  // Outputs sized at run time come back as memref descriptors (allocated,
+  // aligned, offset, sizes, strides; a struct of them for several) of
+  // identity-layout buffers the entry allocated: hand their data, extents
+  // and the block to free to the caller.
+  int64_t numRunTime = llvm::count_if(
+      sig.outputs, [](const TensorSignature &t) { return t.sizedAtRunTime; });
+  int64_t first = sig.inputs.size(), j = 0;
+  dimOffset = outputDims;
+  for (auto [i, t] : llvm::enumerate(sig.outputs)) {
+    if (!t.sizedAtRunTime) {
+      dimOffset += t.dims.size();
+      continue;
+    }
+    Value *desc = numRunTime == 1
+                      ? results
+                      : b.CreateExtractValue(results, {(unsigned)j});
+    Value *offset = b.CreateMul(b.CreateExtractValue(desc, {2}),
+                                ConstantInt::get(i64, elementBytes(t.dtype)));
+    Value *data =
+        b.CreateGEP(b.getInt8Ty(), b.CreateExtractValue(desc, {1}), offset);
+    b.CreateStore(data, b.CreateConstGEP1_64(ptrTy, buffers, first + i));
+    b.CreateStore(
+        b.CreateExtractValue(desc, {0}),
+        b.CreateConstGEP1_64(ptrTy, buffers, first + sig.outputs.size() + j));
+    for (unsigned d = 0; d < t.dims.size(); ++d)
+      b.CreateStore(b.CreateExtractValue(desc, {3, d}),
+                    b.CreateConstGEP1_64(i64, dims, dimOffset + d));
+    dimOffset += t.dims.size();
+    ++j;
+  }
   b.CreateRet(ConstantInt::get(i32, 0));
   return run;
 }
@@ -96,7 +156,8 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   size_t expected = 0;
   for (const auto *list : {&sig.inputs, &sig.outputs})
     for (const TensorSignature &t : *list)
-      expected += 3 + 2 * t.dims.size();
+      if (!t.sizedAtRunTime)
+        expected += 3 + 2 * t.dims.size();
   if (info.entryTakesArena)
     expected += 5;
   if (entry->arg_size() != expected)

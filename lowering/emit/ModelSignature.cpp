@@ -2,8 +2,10 @@
 
 #include "lowering/emit/ModelSignature.h"
 #include "dialects/graph/ElementTypes.h"
+#include "kiln_model_abi.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -18,6 +20,13 @@ std::string sanitizeIdentifier(llvm::StringRef name) {
   if (out.empty() || llvm::isDigit(out[0]))
     out.insert(out.begin(), '_');
   return out;
+}
+
+static void markSizedAtRunTime(TensorSignature &t) {
+  t.sizedAtRunTime = true;
+  for (int64_t &extent : t.dims)
+    if (extent < 0)
+      extent = KILN_DIM_AT_RUN_TIME;
 }
 
 static std::string getName(DictionaryAttr attrs, llvm::StringRef fallback) {
@@ -82,11 +91,15 @@ llvm::Expected<ModelSignature> extractModelSignature(func::FuncOp entry) {
     }
     sig.inputs.push_back(std::move(*t));
   }
-  // The symbol of the leading dim shared by the inputs, for batch outputs.
+  // The symbol of the leading dim shared by the inputs, for batch outputs,
+  // and the first input that has it.
   std::optional<int64_t> batchSymbol;
-  for (const TensorSignature &in : sig.inputs)
-    if (!in.dims.empty() && in.dims[0] < 0)
-      batchSymbol = batchSymbol.value_or(in.dims[0]);
+  int64_t batchInput = -1;
+  for (auto [i, in] : llvm::enumerate(sig.inputs))
+    if (!in.dims.empty() && in.dims[0] < 0 && !batchSymbol) {
+      batchSymbol = in.dims[0];
+      batchInput = i;
+    }
 
   for (unsigned i = 0; i < fnType.getNumResults(); ++i) {
     auto t = makeTensor(fnType.getResult(i), entry.getResultAttrDict(i),
@@ -99,17 +112,33 @@ llvm::Expected<ModelSignature> extractModelSignature(func::FuncOp entry) {
       std::string param = getDimParam(entry.getResultAttrDict(i), d);
       if (!param.empty() && symbolIds.count(param))
         extent = symbolFor(param);
-      else if (d == 0 && batchSymbol)
+      else if (d == 0 && batchSymbol) {
         extent = *batchSymbol;
-      else
-        return llvm::createStringError(
-            "output '" + t->name + "' dim " + std::to_string(d) +
-            " is dynamic and not tied to an input dimension; only a "
-            "dynamic batch (leading) dimension is supported");
+        t->assumedBatchInput = batchInput;
+      } else
+        t->sizedAtRunTime = true;
     }
     sig.outputs.push_back(std::move(*t));
+    if (sig.outputs.back().sizedAtRunTime)
+      markSizedAtRunTime(sig.outputs.back());
   }
   return sig;
+}
+
+SmallVector<int64_t> checkBatchTies(func::FuncOp entry, ModelSignature &sig) {
+  SmallVector<int64_t> runTime;
+  auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
+  for (auto [i, t] : llvm::enumerate(sig.outputs)) {
+    if (t.assumedBatchInput >= 0 && !t.sizedAtRunTime) {
+      FailureOr<bool> same = ValueBoundsConstraintSet::areEqual(
+          {ret.getOperand(i), 0}, {entry.getArgument(t.assumedBatchInput), 0});
+      if (failed(same) || !*same)
+        markSizedAtRunTime(t);
+    }
+    if (t.sizedAtRunTime)
+      runTime.push_back(i);
+  }
+  return runTime;
 }
 
 } // namespace kiln

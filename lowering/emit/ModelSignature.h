@@ -11,11 +11,18 @@
 
 namespace kiln {
 
-/// One graph input or output: dims >= 0 are static, -(k+1) is symbol k.
+/// One graph input or output: dims >= 0 are static, -(k+1) is symbol k,
+/// KILN_DIM_AT_RUN_TIME an extent only the run computes.
 struct TensorSignature {
   std::string name;
   int32_t dtype = 0; // ONNX TensorProto.DataType code
   std::vector<int64_t> dims;
+  /// An output the run allocates: some dim is neither static nor an input's.
+  bool sizedAtRunTime = false;
+  /// The input whose leading dim this output's leading dim was assumed to
+  /// equal (a dynamic batch without a shared dim_param), -1 if none;
+  /// checkBatchTies decides.
+  int64_t assumedBatchInput = -1;
 };
 
 struct ModelSignature {
@@ -26,9 +33,17 @@ struct ModelSignature {
 
 /// Reads names, types and symbolic dims of the entry function as produced
 /// by the importer (`kiln.name`, `kiln.dim_params` argument/result attrs).
-/// A dynamic output dim must be tied to an input dim: by dim_param name, or
-/// as the leading (batch) dim. Fails with a message otherwise.
+/// A dynamic output dim is tied to an input dim by dim_param name, or as
+/// the leading (batch) dim; an output with any other dynamic dim is sized at
+/// run time (all its dynamic dims KILN_DIM_AT_RUN_TIME).
 llvm::Expected<ModelSignature> extractModelSignature(mlir::func::FuncOp entry);
+
+/// Checks on the lowered entry (tensors, before destination passing) that
+/// each assumed batch tie holds: the output's leading extent provably equals
+/// the input's. An output where it cannot be shown is sized at run time.
+/// Returns the indices of the outputs sized at run time.
+llvm::SmallVector<int64_t> checkBatchTies(mlir::func::FuncOp entry,
+                                          ModelSignature &sig);
 
 /// Turns any string into a C identifier (used for names in the header).
 std::string sanitizeIdentifier(llvm::StringRef name);

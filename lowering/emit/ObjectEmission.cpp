@@ -363,6 +363,8 @@ Error writeModelHeader(const ModelSignature &sig, const ModelLibraryInfo &info,
           os << ", ";
         if (extent >= 0)
           os << extent;
+        else if (extent == KILN_DIM_AT_RUN_TIME)
+          os << "(run time)";
         else
           os << sig.symbols[-extent - 1];
       }

@@ -55,6 +55,7 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
   populateReductionLoweringPatterns(converter, patterns);
   populateDataMovementLoweringPatterns(converter, patterns);
   populateKernelConvLoweringPatterns(converter, patterns);
+  populateDataDependentPatterns(converter, patterns);
 }
 
 namespace {

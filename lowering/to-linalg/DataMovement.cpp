@@ -341,6 +341,14 @@ struct TransposeLowering : OpConversionPattern<g::TransposeOp> {
       for (int64_t i = in.getRank() - 1; i >= 0; --i)
         perm.push_back(i);
     Location loc = op.getLoc();
+    // A declared (value_info) result type can be more static than the
+    // input's inferred one: the input takes those extents too.
+    SmallVector<int64_t> inShape(in.getShape());
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (in.isDynamicDim(perm[i]))
+        inShape[perm[i]] = type.getDimSize(i);
+    if (inShape != in.getShape())
+      x = tensor::CastOp::create(rewriter, loc, in.clone(inShape), x);
     SmallVector<Value> dyn;
     for (int64_t i = 0; i < type.getRank(); ++i)
       if (type.isDynamicDim(i))

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 
@@ -27,7 +28,11 @@ struct OutputsToDestinationsPass
         fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       BoolAttr::get(ctx, false));
 
-    SmallVector<Type> newInputs(type.getInputs());
+    // Results sized at run time stay results: the run allocates them.
+    llvm::SmallDenseSet<int64_t> keep;
+    if (auto list = fn->getAttrOfType<DenseI64ArrayAttr>(kRunTimeOutputsAttr))
+      keep.insert(list.asArrayRef().begin(), list.asArrayRef().end());
+    SmallVector<Type> newInputs(type.getInputs()), newResults;
     SmallVector<DictionaryAttr> argAttrs;
     for (unsigned i = 0; i < type.getNumInputs(); ++i)
       argAttrs.push_back(fn.getArgAttrDict(i));
@@ -37,6 +42,10 @@ struct OutputsToDestinationsPass
         fn.emitError("entry results must be ranked tensors");
         return signalPassFailure();
       }
+      if (keep.contains(i)) {
+        newResults.push_back(tensor);
+        continue;
+      }
       newInputs.push_back(
           MemRefType::get(tensor.getShape(), tensor.getElementType()));
       argAttrs.push_back(fn.getResultAttrDict(i));
@@ -44,18 +53,24 @@ struct OutputsToDestinationsPass
     Block &body = fn.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     OpBuilder b(ret);
+    SmallVector<Value> kept;
+    unsigned nextArg = type.getNumInputs();
     for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-      Value dest =
-          body.addArgument(newInputs[type.getNumInputs() + i], fn.getLoc());
+      if (keep.contains(i)) {
+        kept.push_back(value);
+        continue;
+      }
+      Value dest = body.addArgument(newInputs[nextArg++], fn.getLoc());
       auto op = bufferization::MaterializeInDestinationOp::create(
           b, ret.getLoc(), TypeRange{}, value, dest);
       op.setWritable(true);
       op.setRestrict(true);
     }
-    func::ReturnOp::create(b, ret.getLoc());
+    func::ReturnOp::create(b, ret.getLoc(), kept);
     ret.erase();
-    fn.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
-    fn.setFunctionType(FunctionType::get(ctx, newInputs, {}));
+    fn.setFunctionType(FunctionType::get(ctx, newInputs, newResults));
+    fn.setAllResultAttrs(SmallVector<DictionaryAttr>(newResults.size(),
+                                                     DictionaryAttr::get(ctx)));
     for (DictionaryAttr &attrs : argAttrs)
       if (!attrs)
         attrs = DictionaryAttr::get(ctx);

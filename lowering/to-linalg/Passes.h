@@ -14,6 +14,12 @@
 #include "mlir/Pass/Pass.h"
 
 namespace kiln {
+/// The entry function's list of results sized at run time (an i64 array),
+/// set by the driver from the model's signature: they stay results of
+/// kiln-outputs-to-destinations, and the run allocates them.
+inline constexpr llvm::StringLiteral kRunTimeOutputsAttr =
+    "kiln.run_time_outputs";
+
 #define GEN_PASS_DECL
 #include "lowering/to-linalg/Passes.h.inc"
 #define GEN_PASS_REGISTRATION

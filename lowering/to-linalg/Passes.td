@@ -27,7 +27,9 @@ def OutputsToDestinations : Pass<"kiln-outputs-to-destinations",
     `kiln_entry(inputs, out memrefs)`: each returned tensor is materialized in
     a caller-owned memref argument, so bufferization can compute results in
     place instead of copying them out. Inputs are marked non-writable since
-    the caller owns them. Argument attributes (names) are kept.
+    the caller owns them. Argument attributes (names) are kept. Results
+    listed in `kiln.run_time_outputs` (extents only the run knows) stay
+    results: bufferization returns them as owned allocations.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::memref::MemRefDialect"];

@@ -41,6 +41,9 @@ void populateReductionLoweringPatterns(GraphTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(GraphTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
+/// NonZero, Compress, Unique, NonMaxSuppression (DataDependent.cpp).
+void populateDataDependentPatterns(GraphTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 /// kiln.kernel convolutions (channels-last) to upstream named ops.
 void populateKernelConvLoweringPatterns(GraphTypeConverter &converter,
                                         mlir::RewritePatternSet &patterns);

@@ -139,6 +139,21 @@ Value dimOf(OpBuilder &b, Location l, Value t, int64_t i) {
   return tensor::DimOp::create(b, l, t, i);
 }
 
+/// `v` cast to a type whose dynamic dims take the static extents in
+/// `known` (kDynamic: unknown there too).
+Value refineDims(OpBuilder &b, Location l, Value v, ArrayRef<int64_t> known) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() != int64_t(known.size()))
+    return v;
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [i, k] : llvm::enumerate(known))
+    if (ShapedType::isDynamic(shape[i]))
+      shape[i] = k;
+  if (shape == type.getShape())
+    return v;
+  return tensor::CastOp::create(b, l, type.clone(shape), v);
+}
+
 Value zeros(OpBuilder &b, Location l, ArrayRef<int64_t> shape,
             ValueRange dynSizes, Type elt) {
   Value e = tensor::EmptyOp::create(b, l, shape, elt, dynSizes);
@@ -332,10 +347,19 @@ struct RecurrentLowering : OpConversionPattern<Op> {
     Value x = adaptor.getX(), w = adaptor.getW(), r = adaptor.getR();
     auto xt = dyn_cast<RankedTensorType>(x.getType());
     auto rt = dyn_cast<RankedTensorType>(r.getType());
+    auto wt = dyn_cast<RankedTensorType>(w.getType());
     auto yt = dyn_cast<RankedTensorType>(op.getY().getType());
-    if (!xt || !rt || !yt || !isa<RankedTensorType>(w.getType()) ||
-        rt.isDynamicDim(2) || xt.isDynamicDim(2))
-      return rewriter.notifyMatchFailure(op, "needs static hidden/input dims");
+    if (!xt || !rt || !yt || !wt || rt.isDynamicDim(2))
+      return rewriter.notifyMatchFailure(op, "needs a static hidden size");
+    // Exporters compute shapes at run time (a layer's input from the last
+    // one's Reshape, zero states from ConstantOfShape): the weights know the
+    // input and hidden sizes.
+    x = refineDims(
+        rewriter, loc, x,
+        {ShapedType::kDynamic, ShapedType::kDynamic, wt.getDimSize(2)});
+    xt = cast<RankedTensorType>(x.getType());
+    if (xt.isDynamicDim(2))
+      return rewriter.notifyMatchFailure(op, "needs a static input size");
     int64_t hidden = rt.getDimSize(2);
     int dirs = op.getDirection() == "bidirectional" ? 2 : 1;
     bool reverseOnly = op.getDirection() == "reverse";
@@ -388,14 +412,16 @@ struct RecurrentLowering : OpConversionPattern<Op> {
       Value rd = directionSlice(rewriter, loc, r, d);
       Value bd = directionSlice(rewriter, loc, bias, d);
       Value xw = contractT(rewriter, loc, xd, wd); // [seq, batch, gh]
-      Value h0 = isAbsent(adaptor.getInitialH())
-                     ? zeros(rewriter, loc, {sBatch, hidden}, dynB, elt)
-                     : directionSlice(rewriter, loc, adaptor.getInitialH(), d);
+      auto initialState = [&](Value given) {
+        if (isAbsent(given))
+          return zeros(rewriter, loc, {sBatch, hidden}, dynB, elt);
+        given = refineDims(rewriter, loc, given, {dirs, sBatch, hidden});
+        return directionSlice(rewriter, loc, given, d);
+      };
+      Value h0 = initialState(adaptor.getInitialH());
       Value c0, pd;
       if constexpr (K == Kind::LSTM) {
-        c0 = isAbsent(adaptor.getInitialC())
-                 ? zeros(rewriter, loc, {sBatch, hidden}, dynB, elt)
-                 : directionSlice(rewriter, loc, adaptor.getInitialC(), d);
+        c0 = initialState(adaptor.getInitialC());
         pd = isAbsent(adaptor.getP())
                  ? zeros(rewriter, loc, {3 * hidden}, {}, elt)
                  : directionSlice(rewriter, loc, adaptor.getP(), d);

@@ -1,12 +1,12 @@
 //===- TopK.cpp - kiln.graph TopK to linalg/scf ---------------------------===//
 //
-// TopK with a constant K in two steps. First each element's rank along the
-// axis: the number of elements that come before it (greater, or smaller
-// with largest = 0; equal ones by lower index, so ranks are a permutation),
-// one generic with a reduction loop over the axis. Then a loop nest writes
-// every element whose rank is below K to that position of the values and
-// indices. Sorted output comes for free; it costs n^2 comparisons per row,
-// which the axes TopK sees in models (classes, boxes) keep small.
+// TopK in two steps (K constant, or read at run time). First each element's
+// rank along the axis: the number of elements that come before it (greater, or
+// smaller with largest = 0; equal ones by lower index, so ranks are a
+// permutation), one generic with a reduction loop over the axis. Then a loop
+// nest writes every element whose rank is below K to that position of the
+// values and indices. Sorted output comes for free; it costs n^2 comparisons
+// per row, which the axes TopK sees in models (classes, boxes) keep small.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,8 +39,9 @@ struct TopKLowering : OpConversionPattern<g::TopKOp> {
     if (!xt || !vt || !it || xt.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "needs ranked types");
     auto axisOr = g::normalizeAxis(std::nullopt, op.getAxis(), xt.getRank());
-    if (failed(axisOr) || vt.isDynamicDim(*axisOr))
-      return rewriter.notifyMatchFailure(op, "needs a constant K");
+    auto kt = dyn_cast<RankedTensorType>(adaptor.getK().getType());
+    if (failed(axisOr) || !kt || kt.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "needs a one-element K");
     int64_t axis = *axisOr, rank = xt.getRank();
     Type elt = xt.getElementType();
     Type origElt = getElementTypeOrSelf(op.getX().getType());
@@ -106,16 +107,30 @@ struct TopKLowering : OpConversionPattern<g::TopKOp> {
             })
             .getResult(0);
 
+    // K from the result type, or read at run time (clamped to the axis: the
+    // output is then sized at run time).
+    Value k =
+        createScalarConstant(rewriter, loc, i64, double(vt.getDimSize(axis)));
     SmallVector<Value> outDyn;
-    for (int64_t i = 0; i < rank; ++i)
-      if (vt.isDynamicDim(i))
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!vt.isDynamicDim(i))
+        continue;
+      if (i != axis) {
         outDyn.push_back(dims[i]);
+        continue;
+      }
+      SmallVector<Value> at(kt.getRank(), indexConstant(rewriter, loc, 0));
+      Value kv = tensor::ExtractOp::create(rewriter, loc, adaptor.getK(), at);
+      Value n = arith::IndexCastOp::create(rewriter, loc, i64, dims[axis]);
+      k = arith::MinSIOp::create(
+          rewriter, loc, arith::MaxSIOp::create(rewriter, loc, kv, zero), n);
+      outDyn.push_back(arith::IndexCastOp::create(rewriter, loc,
+                                                  rewriter.getIndexType(), k));
+    }
     Value values =
         tensor::EmptyOp::create(rewriter, loc, vt.getShape(), elt, outDyn);
     Value indices =
         tensor::EmptyOp::create(rewriter, loc, it.getShape(), i64, outDyn);
-    Value k =
-        createScalarConstant(rewriter, loc, i64, double(vt.getDimSize(axis)));
     SmallVector<Value> lbs(rank, indexConstant(rewriter, loc, 0));
     SmallVector<Value> steps(rank, indexConstant(rewriter, loc, 1));
     scf::LoopNest nest = scf::buildLoopNest(

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 5u
+#define KILN_MODEL_ABI_VERSION 6u
 
 /* Element types use ONNX TensorProto.DataType codes so that .pb files and
  * model metadata agree without a translation table. */
@@ -39,7 +39,11 @@ typedef enum kiln_dtype {
 
 /* One graph input or output. `dims[i] >= 0` is a static extent; a negative
  * value `-(k + 1)` names symbolic dimension k (see kiln_model_desc.symbols).
- * Outputs only use symbols that some input binds. */
+ * Outputs only use symbols that some input binds. Since ABI 6, an output dim
+ * may be KILN_DIM_AT_RUN_TIME: its extent depends on the input data (NonZero,
+ * Unique, a TopK whose K is an input, ...) or on the input dims through
+ * arithmetic, and only the run knows it (see kiln_model_run_fn). */
+#define KILN_DIM_AT_RUN_TIME INT64_MIN
 typedef struct kiln_tensor_info {
   const char *name;
   int32_t dtype; /* kiln_dtype */
@@ -47,11 +51,6 @@ typedef struct kiln_tensor_info {
   const int64_t *dims;
 } kiln_tensor_info;
 
-/* Entry point. `buffers` holds num_inputs + num_outputs data pointers, inputs
- * first; `dims` holds the actual extents of every tensor in the same order,
- * concatenated (rank entries each). Buffers are dense row-major. `arena`
- * points to `arena_bytes` of scratch aligned to `arena_alignment`, owned by
- * the caller and not used concurrently. Returns 0 on success. */
 /* Since ABI 4. One instrumented kernel of a library compiled with
  * `kiln compile --profile`: an outlined loop nest, named by the ONNX node it
  * comes from. Around each call the library calls
@@ -67,7 +66,19 @@ typedef struct kiln_kernel_info {
   double node_flops;
 } kiln_kernel_info;
 
-typedef int32_t (*kiln_model_run_fn)(void *const *buffers, const int64_t *dims,
+/* Entry point. `buffers` holds num_inputs + num_outputs data pointers, inputs
+ * first; `dims` holds the actual extents of every tensor in the same order,
+ * concatenated (rank entries each). Buffers are dense row-major. `arena`
+ * points to `arena_bytes` of scratch aligned to `arena_alignment`, owned by
+ * the caller and not used concurrently. Returns 0 on success.
+ *
+ * Since ABI 6, an output with a KILN_DIM_AT_RUN_TIME dim (a run-time output)
+ * is allocated by the run: its slot in `buffers` and its entries in `dims` are
+ * ignored on entry and written on return (the data pointer, all its extents).
+ * `buffers` then has one more slot per run-time output, after the outputs, in
+ * output order: the run stores there the pointer to pass to free() once the
+ * data is no longer needed (the data pointer may point inside that block). */
+typedef int32_t (*kiln_model_run_fn)(void **buffers, int64_t *dims,
                                      void *arena);
 
 typedef struct kiln_model_desc {

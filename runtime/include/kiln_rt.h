@@ -146,7 +146,8 @@ typedef struct kiln_tensor {
 
 /* Validates `inputs` against the model (count, dtype, rank, static dims,
  * consistent symbol bindings) and writes the extents of output
- * `output_index` to `dims_out` (room for its rank). */
+ * `output_index` to `dims_out` (room for its rank); -1 for a dim that only
+ * the run knows (KILN_DIM_AT_RUN_TIME in the output's info). */
 KILN_RT_API kiln_status kiln_infer_output_dims(const kiln_model *model,
                                                const kiln_tensor *inputs,
                                                int64_t num_inputs,
@@ -164,10 +165,23 @@ KILN_RT_API void kiln_context_destroy(kiln_context *ctx);
 KILN_RT_API const kiln_model *kiln_context_model(const kiln_context *ctx);
 
 /* Validates every tensor (outputs must have exactly the inferred dims) and
- * runs the model. RUN_FAILED if the model reports an error. */
+ * runs the model. RUN_FAILED if the model reports an error.
+ *
+ * Run-time outputs (an output whose info has a KILN_DIM_AT_RUN_TIME dim:
+ * NonZero, Unique, ...): the caller gives only their dtype and rank (dims and
+ * data may be NULL; they are not read) and reads them after the run with
+ * kiln_context_output; the context owns their memory. */
 KILN_RT_API kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
                                  int64_t num_inputs, const kiln_tensor *outputs,
                                  int64_t num_outputs);
+
+/* Since ABI 6. Output `index` of the last successful kiln_run on `ctx`: its
+ * dtype, rank, dims and data. For a run-time output, dims and data belong to
+ * the context and stay valid until its next kiln_run or destruction; for any
+ * other output, data is the caller's buffer and dims the inferred extents.
+ * INVALID_ARGUMENT when the last kiln_run on `ctx` failed or none ran. */
+KILN_RT_API kiln_status kiln_context_output(const kiln_context *ctx,
+                                            int64_t index, kiln_tensor *out);
 
 /*===--------------------------- Profiling -------------------------------===*/
 

@@ -58,7 +58,10 @@ class KilnError(RuntimeError):
         self.message = message
 
 
-# dims: static ints, or the symbol name (str) / None for unnamed symbols.
+# dims: static ints, or the symbol name (str) / None for unnamed symbols, or
+# RUN_TIME for an extent only the run computes (NonZero, Unique, ...).
+RUN_TIME = "(run time)"
+_DIM_AT_RUN_TIME = -(2**63)
 TensorInfo = namedtuple("TensorInfo", "name dtype dims")
 
 
@@ -126,6 +129,8 @@ def _declare(lib):
             [c_ctx, ctypes.POINTER(_Tensor), ctypes.c_int64,
              ctypes.POINTER(_Tensor), ctypes.c_int64],
         ),
+        "kiln_context_output": (
+            ctypes.c_int, [c_ctx, ctypes.c_int64, ctypes.POINTER(_Tensor)]),
         "kiln_rt_set_num_threads": (None, [ctypes.c_int]),
         "kiln_rt_get_num_threads": (ctypes.c_int, []),
     }
@@ -205,6 +210,9 @@ class Model:
         dims = []
         for k in range(c.rank):
             d = c.dims[k]
+            if d == _DIM_AT_RUN_TIME:
+                dims.append(RUN_TIME)
+                continue
             sym = -(d + 1)
             dims.append(d if d >= 0 else (self.symbols[sym] or None))
         return TensorInfo(c.name.decode(), np.dtype(_DTYPES[c.dtype]), dims)
@@ -239,16 +247,32 @@ class Model:
         keep = []
         n_in = len(arrays)
         inputs = (_Tensor * max(n_in, 1))(*[_tensor(a, keep) for a in arrays])
-        outputs = []
+        outputs, out_descs = [], []
         for i, info in enumerate(self.outputs):
+            if RUN_TIME in info.dims:
+                # The run allocates it; copied out below.
+                outputs.append(None)
+                out_descs.append(_Tensor(_CODES[info.dtype], len(info.dims), None, None, 0))
+                continue
             dims = (ctypes.c_int64 * max(len(info.dims), 1))()
             _check(lib, lib.kiln_infer_output_dims(self._model, inputs, n_in, i, dims))
             outputs.append(np.empty(tuple(dims[: len(info.dims)]), info.dtype))
-        out_t = (_Tensor * max(len(outputs), 1))(*[_tensor(a, keep) for a in outputs])
+            out_descs.append(_tensor(outputs[-1], keep))
+        out_t = (_Tensor * max(len(outputs), 1))(*out_descs)
         with self._lock:
             if not self._ctx:
                 raise KilnError("INVALID_ARGUMENT", "model is closed")
             _check(lib, lib.kiln_run(self._ctx, inputs, n_in, out_t, len(outputs)))
+            for i, info in enumerate(self.outputs):
+                if outputs[i] is not None:
+                    continue
+                t = _Tensor()
+                _check(lib, lib.kiln_context_output(self._ctx, i, ctypes.byref(t)))
+                shape = tuple(t.dims[k] for k in range(t.rank))
+                a = np.empty(shape, info.dtype)
+                if a.nbytes:
+                    ctypes.memmove(a.ctypes.data, t.data, a.nbytes)
+                outputs[i] = a
         return outputs
 
     __call__ = run

@@ -18,8 +18,9 @@ kiln_status kiln_context_create(const kiln_model *model, kiln_context **out) {
                         "kiln_context_create: context");
   ctx->model = model;
   /* +1 keeps every calloc non-zero-sized, so NULL always means failure. */
-  ctx->buffers =
-      calloc((size_t)(d->num_inputs + d->num_outputs) + 1, sizeof(void *));
+  ctx->buffers = calloc(
+      (size_t)(d->num_inputs + d->num_outputs + model->num_runtime_outputs) + 1,
+      sizeof(void *));
   ctx->dims = calloc((size_t)model->total_rank + 1, sizeof(int64_t));
   ctx->bindings = calloc((size_t)d->num_symbols + 1, sizeof(int64_t));
   ctx->bound_by = calloc((size_t)d->num_symbols + 1, sizeof(int64_t));
@@ -59,6 +60,8 @@ void kiln_context_destroy(kiln_context *ctx) {
   if (!ctx)
     return;
   kiln_rt_gpu_destroy(ctx->gpu);
+  if (ctx->buffers)
+    kiln_rt_release_outputs(ctx);
   free(ctx->arena);
   free(ctx->buffers);
   free(ctx->dims);

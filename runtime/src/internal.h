@@ -13,9 +13,10 @@
 struct kiln_model {
   void *handle; /* dlopen handle; NULL for kiln_model_from_desc */
   const kiln_model_desc *desc;
-  int64_t total_rank;       /* sum of all input and output ranks */
-  uint64_t arena_alignment; /* effective: power of two, at least 64 */
-  int maps_weights;         /* holds a reference on its weights mapping */
+  int64_t total_rank;          /* sum of all input and output ranks */
+  int64_t num_runtime_outputs; /* outputs with a KILN_DIM_AT_RUN_TIME dim */
+  uint64_t arena_alignment;    /* effective: power of two, at least 64 */
+  int maps_weights;            /* holds a reference on its weights mapping */
 };
 
 typedef struct kiln_gpu kiln_gpu;
@@ -25,7 +26,10 @@ struct kiln_context {
   kiln_gpu *gpu; /* CUDA state of a GPU model's context (cuda.c) */
   void *arena;
   /* Per-run scratch sized once so that kiln_run never allocates. */
-  void **buffers;    /* num_inputs + num_outputs */
+  /* num_inputs + num_outputs, then one block per run-time output that the
+   * last run allocated (freed by the next run and by destroy). */
+  void **buffers;
+  int has_run;       /* the last kiln_run succeeded: outputs are readable */
   int64_t *dims;     /* total_rank */
   int64_t *bindings; /* num_symbols */
   int64_t *bound_by; /* num_symbols: input index that bound each symbol */
@@ -34,6 +38,9 @@ struct kiln_context {
   int64_t max_events, num_events, dropped_events;
   uint64_t kernel_begin_ns;
 };
+
+/* Frees the blocks of the last run's run-time outputs (run.c). */
+void kiln_rt_release_outputs(kiln_context *ctx);
 
 /* Records a formatted message for kiln_last_error() and returns `status`. */
 kiln_status kiln_rt_fail(kiln_status status, const char *fmt, ...)

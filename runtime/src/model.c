@@ -24,6 +24,14 @@ static kiln_status check_tensor_infos(const kiln_model_desc *d,
                           t->name, (int)t->dtype);
     for (int32_t k = 0; k < t->rank; ++k) {
       int64_t dim = t->dims[k];
+      if (dim == KILN_DIM_AT_RUN_TIME) {
+        if (infos == d->inputs)
+          return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
+                              "%s: input '%s' dim %d is marked as computed "
+                              "at run time",
+                              origin, t->name, (int)k);
+        continue;
+      }
       if (dim < 0 && -(dim + 1) >= d->num_symbols)
         return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
                             "%s: %s '%s' dim %d names unknown symbol %lld",
@@ -67,15 +75,28 @@ kiln_status kiln_rt_check_desc(kiln_model *model, const char *origin) {
   if (st != KILN_STATUS_OK)
     return st;
   /* An output symbol no input binds could never be resolved. */
-  for (int64_t i = 0; i < d->num_outputs; ++i)
+  model->num_runtime_outputs = 0;
+  for (int64_t i = 0; i < d->num_outputs; ++i) {
+    int runtime = 0;
     for (int32_t k = 0; k < d->outputs[i].rank; ++k) {
       int64_t dim = d->outputs[i].dims[k];
+      if (dim == KILN_DIM_AT_RUN_TIME) {
+        runtime = 1;
+        continue;
+      }
       if (dim < 0 && !input_binds(d, -(dim + 1)))
         return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
                             "%s: output '%s' dim %d uses a symbol no input "
                             "binds",
                             origin, d->outputs[i].name, (int)k);
     }
+    model->num_runtime_outputs += runtime;
+  }
+  if (model->num_runtime_outputs > 0 && d->device)
+    return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
+                        "%s: malformed descriptor: a device library with "
+                        "outputs sized at run time",
+                        origin);
   if (d->num_kernels < 0 || (d->num_kernels > 0 && !d->kernels))
     return kiln_rt_fail(KILN_STATUS_LOAD_FAILED,
                         "%s: malformed descriptor: bad kernel table", origin);

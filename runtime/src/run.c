@@ -104,13 +104,33 @@ kiln_status kiln_rt_bind_inputs(const kiln_model *model,
   return KILN_STATUS_OK;
 }
 
+static int is_runtime_output(const kiln_tensor_info *info) {
+  for (int32_t k = 0; k < info->rank; ++k)
+    if (info->dims[k] == KILN_DIM_AT_RUN_TIME)
+      return 1;
+  return 0;
+}
+
+/* -1 for a dim only the run knows. */
 static void resolve_dims(const kiln_tensor_info *info, const int64_t *bindings,
                          int64_t *dims_out) {
   for (int32_t k = 0; k < info->rank; ++k) {
     int64_t dim = info->dims[k];
     /* Load-time checks guarantee every output symbol is bound by an input. */
-    dims_out[k] = dim >= 0 ? dim : bindings[-(dim + 1)];
+    dims_out[k] = dim >= 0                      ? dim
+                  : dim == KILN_DIM_AT_RUN_TIME ? -1
+                                                : bindings[-(dim + 1)];
   }
+}
+
+void kiln_rt_release_outputs(kiln_context *ctx) {
+  const kiln_model_desc *d = ctx->model->desc;
+  void **blocks = ctx->buffers + d->num_inputs + d->num_outputs;
+  for (int64_t j = 0; j < ctx->model->num_runtime_outputs; ++j) {
+    free(blocks[j]);
+    blocks[j] = NULL;
+  }
+  ctx->has_run = 0;
 }
 
 kiln_status kiln_infer_output_dims(const kiln_model *model,
@@ -155,6 +175,7 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
     return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT, "kiln_run: ctx is NULL");
   const kiln_model *model = ctx->model;
   const kiln_model_desc *d = model->desc;
+  kiln_rt_release_outputs(ctx);
   kiln_status st = kiln_rt_bind_inputs(model, inputs, num_inputs, ctx->bindings,
                                        ctx->bound_by);
   if (st != KILN_STATUS_OK)
@@ -175,6 +196,15 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
   for (int64_t i = 0; i < num_outputs; ++i) {
     const kiln_tensor_info *info = &d->outputs[i];
     const kiln_tensor *t = &outputs[i];
+    if (is_runtime_output(info)) {
+      /* The run allocates it; only the type is the caller's to give. */
+      if (t->dtype != info->dtype || t->rank != info->rank)
+        return check_header("output", info, t); /* says which */
+      resolve_dims(info, ctx->bindings, dims);
+      dims += info->rank;
+      ctx->buffers[num_inputs + i] = NULL;
+      continue;
+    }
     st = check_header("output", info, t);
     if (st != KILN_STATUS_OK)
       return st;
@@ -204,5 +234,37 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
   if (rc != 0)
     return kiln_rt_fail(KILN_STATUS_RUN_FAILED, "model '%s' run returned %d",
                         d->name ? d->name : "", (int)rc);
+  ctx->has_run = 1;
+  return KILN_STATUS_OK;
+}
+
+kiln_status kiln_context_output(const kiln_context *ctx, int64_t index,
+                                kiln_tensor *out) {
+  if (!ctx || !out)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_context_output: ctx or out is NULL");
+  const kiln_model_desc *d = ctx->model->desc;
+  if (index < 0 || index >= d->num_outputs)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "output index %lld out of range (model has %lld)",
+                        (long long)index, (long long)d->num_outputs);
+  if (!ctx->has_run)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_context_output: no successful kiln_run on this "
+                        "context since it was created or last failed");
+  const int64_t *dims = ctx->dims;
+  for (int64_t i = 0; i < d->num_inputs; ++i)
+    dims += d->inputs[i].rank;
+  for (int64_t i = 0; i < index; ++i)
+    dims += d->outputs[i].rank;
+  const kiln_tensor_info *info = &d->outputs[index];
+  uint64_t count = 1;
+  for (int32_t k = 0; k < info->rank; ++k)
+    count *= (uint64_t)dims[k];
+  out->dtype = info->dtype;
+  out->rank = info->rank;
+  out->dims = dims;
+  out->data = ctx->buffers[d->num_inputs + index];
+  out->byte_size = count * kiln_dtype_size(info->dtype);
   return KILN_STATUS_OK;
 }

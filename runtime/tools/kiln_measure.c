@@ -232,6 +232,9 @@ int main(int argc, char **argv) {
     int64_t *dims = out_dims + o * 16;
     if (kiln_infer_output_dims(model, ins, ni, o, dims) != KILN_STATUS_OK)
       return die("cannot infer output dims", kiln_last_error());
+    for (int32_t k = 0; k < info->rank; ++k)
+      if (dims[k] < 0) /* sized at run time: the run allocates it */
+        dims[k] = 0;
     int64_t n = elements(info->rank, dims);
     outs[o] =
         (kiln_tensor){info->dtype, info->rank, dims,

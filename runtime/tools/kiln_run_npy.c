@@ -224,9 +224,11 @@ int main(int argc, char **argv) {
     if (kiln_infer_output_dims(model, in_tensors, num_in, k, o->dims) !=
         KILN_STATUS_OK)
       return rt_fail("inputs");
+    /* An output sized at run time (-1 dims) is read after the run; the
+     * run does not look at its dims or data. */
     uint64_t count = 1;
     for (int32_t i = 0; i < o->rank; ++i)
-      count *= (uint64_t)o->dims[i];
+      count *= o->dims[i] < 0 ? 0 : (uint64_t)o->dims[i];
     o->bytes = count * kiln_dtype_size(o->dtype);
     o->data = calloc(o->bytes ? o->bytes : 1, 1);
     if (!o->data)
@@ -241,6 +243,21 @@ int main(int argc, char **argv) {
   if (kiln_run(ctx, in_tensors, num_in, out_tensors, model_outs) !=
       KILN_STATUS_OK)
     return rt_fail("run");
+  for (int64_t k = 0; k < model_outs; ++k) {
+    npy_array *o = &outputs[k];
+    kiln_tensor t;
+    if (kiln_context_output(ctx, k, &t) != KILN_STATUS_OK)
+      return rt_fail("output");
+    if (t.data == o->data)
+      continue;
+    free(o->data);
+    o->data = malloc(t.byte_size ? t.byte_size : 1);
+    if (!o->data)
+      return die("out of memory%s%s", "", "");
+    memcpy(o->data, t.data, t.byte_size);
+    memcpy(o->dims, t.dims, (size_t)t.rank * sizeof(int64_t));
+    o->bytes = t.byte_size;
+  }
   for (int k = 0; k < num_out && k < model_outs; ++k)
     if (write_npy(out_paths[k], &outputs[k]))
       return 1;

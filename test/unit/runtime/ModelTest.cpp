@@ -98,7 +98,7 @@ TEST(ModelMetadata, StatusAndDtypeNames) {
   EXPECT_STREQ(kiln_rt_version(), KILN_RT_VERSION);
 }
 
-int32_t noopRun(void *const *, const int64_t *, void *) { return 0; }
+int32_t noopRun(void **, int64_t *, void *) { return 0; }
 
 /// A descriptor of one input and one output, for the load-time checks.
 kiln_model_desc oneInOneOut(const kiln_tensor_info *in,

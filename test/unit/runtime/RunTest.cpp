@@ -266,7 +266,7 @@ TEST(FakeAddConcurrency, SeparateContextsRunInParallel) {
 }
 
 // Scalars (rank 0) and purely static shapes through an in-process model.
-int32_t negateRun(void *const *buffers, const int64_t *, void *arena) {
+int32_t negateRun(void **buffers, int64_t *, void *arena) {
   if (arena)
     return 1; // arena_bytes is 0, so no arena is expected
   *static_cast<double *>(buffers[1]) = -*static_cast<double *>(buffers[0]);

@@ -24,7 +24,7 @@ static const char *const kSymbols[] = {"batch"};
 /* Error codes a test can tell apart. */
 enum { BAD_ARENA = 1, BAD_DIMS = 2, ARENA_CLOBBERED = 3, REQUESTED = 42 };
 
-static int32_t run(void *const *buffers, const int64_t *dims, void *arena) {
+static int32_t run(void **buffers, int64_t *dims, void *arena) {
   if (!arena || (uintptr_t)arena % 64 != 0)
     return BAD_ARENA;
   int64_t batch = dims[0];

@@ -701,3 +701,31 @@ func.func @if_result_too_static(%c: tensor<i1>, %x: tensor<2x3xf32>, %y: tensor<
   }
   return
 }
+
+// -----
+
+func.func @compress_condition_rank(%x: tensor<4xf32>, %c: tensor<2x2xi1>) {
+  // expected-error @+2 {{condition must be 1-D, got rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.Compress %x, %c : (tensor<4xf32>, tensor<2x2xi1>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @nms_box_coordinates(%b: tensor<1x5x3xf32>, %s: tensor<1x2x5xf32>) {
+  %none = kiln_graph.NoValue : none
+  // expected-error @+2 {{boxes must be [batch, boxes, 4]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_graph.NonMaxSuppression %b, %s, %none, %none, %none : (tensor<1x5x3xf32>, tensor<1x2x5xf32>, none, none, none) -> tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @unique_axis_range(%x: tensor<4x2xf32>) {
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i, %v, %n = kiln_graph.Unique %x {axis = 2 : si64} : (tensor<4x2xf32>) -> (tensor<*xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>)
+  return
+}

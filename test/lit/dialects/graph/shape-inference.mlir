@@ -2061,3 +2061,55 @@ func.func @cast_to_f16_wrong(%x: tensor<*xf32>) {
   %r = kiln_graph.Cast %x {to = 10 : i64} : (tensor<*xf32>) -> tensor<*xi8>
   return
 }
+
+// -----
+
+//===--- Extents computed from data ----------------------------------------===//
+
+func.func @nonzero(%x: tensor<2x3x4xf32>) {
+  %r = kiln_graph.NonZero %x : (tensor<2x3x4xf32>) -> tensor<3x?xi64>
+  return
+}
+
+func.func @nonzero_wrong(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<3x?xi64>' are incompatible}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = kiln_graph.NonZero %x : (tensor<2x3x4xf32>) -> tensor<2x?xi64>
+  return
+}
+
+// -----
+
+func.func @compress_axis(%x: tensor<2x5x3xf32>, %c: tensor<4xi1>) {
+  %r = kiln_graph.Compress %x, %c {axis = -2 : si64} : (tensor<2x5x3xf32>, tensor<4xi1>) -> tensor<2x?x3xf32>
+  return
+}
+
+func.func @compress_flat_wrong(%x: tensor<2x5xf32>, %c: tensor<4xi1>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<?xf32>' are incompatible}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = kiln_graph.Compress %x, %c : (tensor<2x5xf32>, tensor<4xi1>) -> tensor<2x?xf32>
+  return
+}
+
+// -----
+
+func.func @unique_axis(%x: tensor<6x4xi64>) {
+  %y, %i, %v, %n = kiln_graph.Unique %x {axis = 0 : si64} : (tensor<6x4xi64>) -> (tensor<?x4xi64>, tensor<?xi64>, tensor<6xi64>, tensor<?xi64>)
+  return
+}
+
+func.func @unique_flat_wrong(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<?xf32>', 'tensor<?xi64>', 'tensor<6xi64>', 'tensor<?xi64>' are incompatible}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i, %v, %n = kiln_graph.Unique %x : (tensor<2x3xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<5xi64>, tensor<?xi64>)
+  return
+}
+
+// -----
+
+func.func @nms(%b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>) {
+  %none = kiln_graph.NoValue : none
+  %r = kiln_graph.NonMaxSuppression %b, %s, %none, %none, %none : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, none, none, none) -> tensor<?x3xi64>
+  return
+}
