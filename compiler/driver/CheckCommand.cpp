@@ -12,6 +12,7 @@
 
 #include "compiler/driver/Commands.h"
 #include "compiler/driver/Profile.h"
+#include "compiler/driver/Samples.h"
 #include "compiler/driver/TensorIO.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -44,11 +45,6 @@ static cl::opt<std::string> checkJson("json", cl::value_desc("file"),
                                       cl::desc("Also write the report here"));
 
 namespace {
-struct Sample {
-  std::string name;
-  std::vector<std::string> files; // one per model input
-};
-
 struct OutputStats {
   std::string name;
   double maxAbs = 0, maxRel = 0, refMax = 0;
@@ -56,78 +52,6 @@ struct OutputStats {
   bool classes = false;
 };
 } // namespace
-
-/// The samples of `dir`, sorted by name.
-static bool listSamples(const std::string &dir, int64_t numInputs,
-                        std::vector<Sample> &out, std::string &err) {
-  std::error_code ec;
-  std::vector<std::string> entries;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
-       it.increment(ec))
-    entries.push_back(it->path());
-  if (ec) {
-    err = "cannot read " + dir + ": " + ec.message();
-    return false;
-  }
-  std::sort(entries.begin(), entries.end());
-  auto isTensor = [](llvm::StringRef p) {
-    return p.ends_with(".npy") || p.ends_with(".pb");
-  };
-  for (const std::string &e : entries) {
-    Sample s;
-    s.name = llvm::sys::path::filename(e).str();
-    if (llvm::sys::fs::is_directory(e)) {
-      for (int64_t k = 0; k < numInputs; ++k) {
-        std::string base = e + "/input_" + std::to_string(k);
-        std::string f =
-            llvm::sys::fs::exists(base + ".npy") ? base + ".npy" : base + ".pb";
-        if (!llvm::sys::fs::exists(f)) {
-          err = s.name + ": no input_" + std::to_string(k) + ".npy or .pb";
-          return false;
-        }
-        s.files.push_back(f);
-      }
-    } else if (isTensor(e) && numInputs == 1) {
-      s.files.push_back(e);
-    } else {
-      continue;
-    }
-    out.push_back(std::move(s));
-  }
-  if (out.empty()) {
-    err = dir + " holds no samples (" +
-          (numInputs == 1 ? std::string(".npy/.pb files or folders")
-                          : std::string("folders of input_<k> files")) +
-          ")";
-    return false;
-  }
-  return true;
-}
-
-/// Runs the library of `ctx` on `files`; its outputs in `t.outputs`.
-static bool runLibrary(kiln_context *ctx, const kiln_model *m,
-                       const std::vector<std::string> &files, RunTensors &t,
-                       std::string &err) {
-  t.inputs.assign(files.size(), HostTensor());
-  for (size_t i = 0; i < files.size(); ++i)
-    if (!readTensorFile(files[i], t.inputs[i], err))
-      return false;
-  if (!describeRunTensors(m, t, err))
-    return false;
-  return runModel(ctx, t, err);
-}
-
-static int open(const std::string &path, ModelPtr &model, ContextPtr &ctx) {
-  kiln_model *m = nullptr;
-  if (kiln_model_load(path.c_str(), &m) != KILN_STATUS_OK)
-    return fail("cannot load " + path + ": " + kiln_last_error());
-  model.reset(m);
-  kiln_context *c = nullptr;
-  if (kiln_context_create(m, &c) != KILN_STATUS_OK)
-    return fail(path + ": cannot create a context: " + kiln_last_error());
-  ctx.reset(c);
-  return 0;
-}
 
 static int runCheck() {
   // The reference: the model in fp32 for this machine.
@@ -153,9 +77,9 @@ static int runCheck() {
   }
   ModelPtr ref, lib;
   ContextPtr refCtx, libCtx;
-  int rc = open(std::string(refPath), ref, refCtx);
+  int rc = openLibrary(std::string(refPath), ref, refCtx);
   llvm::sys::fs::remove(refPath);
-  if (rc || (rc = open(checkLibrary, lib, libCtx)))
+  if (rc || (rc = openLibrary(checkLibrary, lib, libCtx)))
     return rc;
   int64_t nIn = kiln_model_num_inputs(ref.get());
   int64_t nOut = kiln_model_num_outputs(ref.get());
@@ -171,8 +95,8 @@ static int runCheck() {
   std::vector<OutputStats> stats(nOut);
   for (const Sample &s : samples) {
     RunTensors refRun, libRun;
-    if (!runLibrary(refCtx.get(), ref.get(), s.files, refRun, why) ||
-        !runLibrary(libCtx.get(), lib.get(), s.files, libRun, why))
+    if (!runSample(refCtx.get(), ref.get(), s.files, refRun, why) ||
+        !runSample(libCtx.get(), lib.get(), s.files, libRun, why))
       return fail(s.name + ": " + why);
     const std::vector<HostTensor> &want = refRun.outputs, &got = libRun.outputs;
     for (int64_t o = 0; o < nOut; ++o) {

@@ -55,6 +55,8 @@ int getTargetOptions(CompileOptions &options, bool allowBundle = false);
 extern Command PruneCommand;
 // CheckCommand.cpp: check (a compiled model against the fp32 model).
 extern Command CheckCommand;
+// QuantizeCommand.cpp: quantize (INT8 post-training quantization).
+extern Command QuantizeCommand;
 // RunCommands.cpp: run, profile, inspect.
 extern Command RunCommand, ProfileCommand, InspectCommand;
 

@@ -30,10 +30,10 @@ static void printVersion(llvm::raw_ostream &os) {
 int main(int argc, char **argv) {
   // Targets first: `--target` values and `--version` list them.
   kiln::registerAllTargets();
-  const Command *commands[] = {&CompileCommand, &RunCommand,    &ProfileCommand,
-                               &InspectCommand, &ImportCommand, &TargetsCommand,
-                               &OpsCommand,     &TuneCommand,   &PruneCommand,
-                               &CheckCommand};
+  const Command *commands[] = {
+      &CompileCommand, &RunCommand,     &ProfileCommand, &InspectCommand,
+      &ImportCommand,  &TargetsCommand, &OpsCommand,     &TuneCommand,
+      &PruneCommand,   &CheckCommand,   &QuantizeCommand};
   cl::SetVersionPrinter(printVersion);
   // libLLVM registers its own options at the top level, where kiln has
   // none of its own: `kiln --help` lists only the commands and the generic

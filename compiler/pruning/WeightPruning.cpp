@@ -146,8 +146,8 @@ void prune(std::vector<float> &w, const WeightView &v, const PruneOptions &o) {
   zeroSmallest(w, groups, (int64_t)std::floor(o.sparsity * groups.size()));
 }
 
-/// Reads a float initializer's values; false (with why) if it is not plain
-/// float data kept in the model.
+} // namespace
+
 bool readFloats(const onnx::TensorProto &t, std::vector<float> &out,
                 int64_t elements, std::string &why) {
   if (t.data_type() != onnx::TensorProto::FLOAT) {
@@ -174,8 +174,6 @@ bool readFloats(const onnx::TensorProto &t, std::vector<float> &out,
   std::copy(t.float_data().begin(), t.float_data().end(), out.begin());
   return true;
 }
-
-} // namespace
 
 bool pruneModel(onnx::ModelProto &model, const PruneOptions &options,
                 std::vector<PrunedTensor> &report, std::string &error) {

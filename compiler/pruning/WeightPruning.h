@@ -17,6 +17,7 @@
 
 namespace onnx {
 class ModelProto;
+class TensorProto;
 } // namespace onnx
 
 namespace kiln {
@@ -52,6 +53,12 @@ struct PrunedTensor {
 /// reason in the report).
 bool pruneModel(onnx::ModelProto &model, const PruneOptions &options,
                 std::vector<PrunedTensor> &report, std::string &error);
+
+/// Reads a float initializer's `elements` values (raw_data or float_data);
+/// false, with `why`, for other types, external data or a size mismatch.
+/// Shared with `kiln quantize`.
+bool readFloats(const onnx::TensorProto &t, std::vector<float> &out,
+                int64_t elements, std::string &why);
 
 } // namespace kiln
 

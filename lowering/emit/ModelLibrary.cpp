@@ -31,28 +31,6 @@ static Constant *makeI64Array(Module &m, ArrayRef<int64_t> values,
   return gv;
 }
 
-/// Bytes per element of an ONNX dtype as the code stores it (bools in
-/// bytes).
-static int64_t elementBytes(int32_t dtype) {
-  switch (dtype) {
-  case KILN_DTYPE_UINT8:
-  case KILN_DTYPE_INT8:
-  case KILN_DTYPE_BOOL:
-    return 1;
-  case KILN_DTYPE_UINT16:
-  case KILN_DTYPE_INT16:
-  case KILN_DTYPE_FLOAT16:
-  case KILN_DTYPE_BFLOAT16:
-    return 2;
-  case KILN_DTYPE_FLOAT32:
-  case KILN_DTYPE_INT32:
-  case KILN_DTYPE_UINT32:
-    return 4;
-  default:
-    return 8;
-  }
-}
-
 /// Builds `i32 run(ptr buffers, ptr dims, ptr arena)`: for each tensor it
 /// passes (allocated, aligned, offset 0, sizes, row-major strides).
 static Function *buildRunWrapper(Module &m, Function *entry,
@@ -130,8 +108,9 @@ static Function *buildRunWrapper(Module &m, Function *entry,
     Value *desc = numRunTime == 1
                       ? results
                       : b.CreateExtractValue(results, {(unsigned)j});
-    Value *offset = b.CreateMul(b.CreateExtractValue(desc, {2}),
-                                ConstantInt::get(i64, elementBytes(t.dtype)));
+    Value *offset =
+        b.CreateMul(b.CreateExtractValue(desc, {2}),
+                    ConstantInt::get(i64, kiln_dtype_bytes(t.dtype)));
     Value *data =
         b.CreateGEP(b.getInt8Ty(), b.CreateExtractValue(desc, {1}), offset);
     b.CreateStore(data, b.CreateConstGEP1_64(ptrTy, buffers, first + i));

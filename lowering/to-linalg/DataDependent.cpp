@@ -63,6 +63,22 @@ std::array<Value, 3> splitAround(ScalarLoops &ib, Value x, int64_t axis) {
   return {ib.product(before), n, ib.product(ArrayRef(after).drop_front())};
 }
 
+/// The items Compress and Unique select from: slices along `axis` of `x`
+/// (outer x n x inner), or without an axis the n elements of `flat`.
+struct Items {
+  int64_t axis;
+  Value outer, n, inner;
+};
+Items itemsOf(ScalarLoops &ib, Value x, Value flat,
+              std::optional<int64_t> axis) {
+  if (!axis)
+    return {0, ib.c(1), dimValue(ib.b, ib.loc, flat, 0), ib.c(1)};
+  int64_t a =
+      *axis < 0 ? *axis + cast<RankedTensorType>(x.getType()).getRank() : *axis;
+  std::array<Value, 3> split = splitAround(ib, x, a);
+  return {a, split[0], split[1], split[2]};
+}
+
 struct NonZeroLowering : OpConversionPattern<g::NonZeroOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -124,15 +140,9 @@ struct CompressLowering : OpConversionPattern<g::CompressOp> {
       return rewriter.notifyMatchFailure(op, "needs ranked types");
     ScalarLoops ib{rewriter, op.getLoc()};
     Value flat = ib.flatten(x);
-    int64_t axis = 0;
-    std::array<Value, 3> split;
-    if (auto a = op.getAxis()) {
-      axis = *a < 0 ? *a + xt.getRank() : *a;
-      split = splitAround(ib, x, axis);
-    } else {
-      split = {ib.c(1), dimValue(rewriter, op.getLoc(), flat, 0), ib.c(1)};
-    }
-    auto [outer, n, inner] = split;
+    Items items = itemsOf(ib, x, flat, op.getAxis());
+    int64_t axis = items.axis;
+    Value outer = items.outer, n = items.n, inner = items.inner;
     Value len = ib.min(dimValue(rewriter, op.getLoc(), cond, 0), n);
     Value count =
         ib.loop(len, ib.c(0), [&](ScalarLoops &lb, Value j, ValueRange a) {
@@ -224,15 +234,9 @@ struct UniqueLowering : OpConversionPattern<g::UniqueOp> {
     Location loc = op.getLoc();
     ScalarLoops ib{rewriter, loc};
     Value flat = ib.flatten(x);
-    int64_t axis = 0;
-    std::array<Value, 3> split;
-    if (auto a = op.getAxis()) {
-      axis = *a < 0 ? *a + xt.getRank() : *a;
-      split = splitAround(ib, x, axis);
-    } else {
-      split = {ib.c(1), dimValue(rewriter, loc, flat, 0), ib.c(1)};
-    }
-    auto [outer, n, inner] = split;
+    Items items = itemsOf(ib, x, flat, op.getAxis());
+    int64_t axis = items.axis;
+    Value outer = items.outer, n = items.n, inner = items.inner;
     Type elt = xt.getElementType();
     ItemCompare cmp{
         flat,

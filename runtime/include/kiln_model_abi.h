@@ -37,6 +37,32 @@ typedef enum kiln_dtype {
   KILN_DTYPE_BFLOAT16 = 16,
 } kiln_dtype;
 
+/* Bytes per element of a kiln_dtype (bools take a byte); 0 for unknown
+ * codes. Shared by kiln_rt and the code generator. */
+static inline int64_t kiln_dtype_bytes(int32_t dtype) {
+  switch (dtype) {
+  case KILN_DTYPE_UINT8:
+  case KILN_DTYPE_INT8:
+  case KILN_DTYPE_BOOL:
+    return 1;
+  case KILN_DTYPE_UINT16:
+  case KILN_DTYPE_INT16:
+  case KILN_DTYPE_FLOAT16:
+  case KILN_DTYPE_BFLOAT16:
+    return 2;
+  case KILN_DTYPE_FLOAT32:
+  case KILN_DTYPE_INT32:
+  case KILN_DTYPE_UINT32:
+    return 4;
+  case KILN_DTYPE_INT64:
+  case KILN_DTYPE_FLOAT64:
+  case KILN_DTYPE_UINT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
 /* One graph input or output. `dims[i] >= 0` is a static extent; a negative
  * value `-(k + 1)` names symbolic dimension k (see kiln_model_desc.symbols).
  * Outputs only use symbols that some input binds. Since ABI 6, an output dim

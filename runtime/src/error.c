@@ -48,27 +48,7 @@ const char *kiln_status_string(kiln_status status) {
 }
 
 size_t kiln_dtype_size(int32_t dtype) {
-  switch (dtype) {
-  case KILN_DTYPE_UINT8:
-  case KILN_DTYPE_INT8:
-  case KILN_DTYPE_BOOL:
-    return 1;
-  case KILN_DTYPE_UINT16:
-  case KILN_DTYPE_INT16:
-  case KILN_DTYPE_FLOAT16:
-  case KILN_DTYPE_BFLOAT16:
-    return 2;
-  case KILN_DTYPE_FLOAT32:
-  case KILN_DTYPE_INT32:
-  case KILN_DTYPE_UINT32:
-    return 4;
-  case KILN_DTYPE_INT64:
-  case KILN_DTYPE_FLOAT64:
-  case KILN_DTYPE_UINT64:
-    return 8;
-  default:
-    return 0;
-  }
+  return (size_t)kiln_dtype_bytes(dtype);
 }
 
 const char *kiln_dtype_name(int32_t dtype) {
