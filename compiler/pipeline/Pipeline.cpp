@@ -225,7 +225,7 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
                            options.dumpIR, false, options.verbose))
     return err;
   // Outputs whose extents the inputs do not give are allocated by the run.
-  llvm::SmallVector<int64_t> runTimeOutputs = checkBatchTies(entry, *sig);
+  llvm::SmallVector<int64_t> runTimeOutputs = checkOutputTies(entry, *sig);
   if (!runTimeOutputs.empty() &&
       !target->getDevice(options.targetOptions).empty())
     return llvm::createStringError(

@@ -39,4 +39,20 @@ def CopyToLinalg : Pass<"kiln-copy-to-linalg", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def ExpandShapeToReinterpretCast
+    : Pass<"kiln-expand-shape-to-reinterpret-cast", "mlir::func::FuncOp"> {
+  let summary = "Contiguous memref.expand_shape with several dynamic dims "
+                "per group as memref.reinterpret_cast";
+  let description = [{
+    MLIR 22's expand-strided-metadata crashes on a memref.expand_shape whose
+    reassociation group holds more than one dynamic dim (a Reshape to a
+    shape computed at run time). Where the source is contiguous (identity
+    layout), the expanded view is the same buffer with row-major strides of
+    the output shape: a reinterpret_cast with those sizes and strides says
+    so directly and needs no stride arithmetic from the pass.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_LOWERING_BUFFERIZATION_PASSES

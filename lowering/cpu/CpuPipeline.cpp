@@ -54,6 +54,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   addPipelineText(pm, "func.func(convert-linalg-to-loops),"
                       "convert-vector-to-scf{full-unroll=true},"
                       "lower-affine,convert-scf-to-cf,"
+                      "func.func(kiln-expand-shape-to-reinterpret-cast),"
                       "expand-strided-metadata,lower-affine,"
                       "convert-vector-to-llvm{reassociate-fp-reductions},"
                       "convert-ub-to-llvm,"

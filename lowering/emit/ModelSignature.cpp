@@ -100,6 +100,14 @@ llvm::Expected<ModelSignature> extractModelSignature(func::FuncOp entry) {
       batchSymbol = in.dims[0];
       batchInput = i;
     }
+  // The (input, dim) where a symbol first appears.
+  auto firstInputDim = [&](int64_t symbol) -> std::pair<int64_t, int64_t> {
+    for (auto [i, in] : llvm::enumerate(sig.inputs))
+      for (auto [d, extent] : llvm::enumerate(in.dims))
+        if (extent == symbol)
+          return {int64_t(i), int64_t(d)};
+    return {-1, -1};
+  };
 
   for (unsigned i = 0; i < fnType.getNumResults(); ++i) {
     auto t = makeTensor(fnType.getResult(i), entry.getResultAttrDict(i),
@@ -110,13 +118,15 @@ llvm::Expected<ModelSignature> extractModelSignature(func::FuncOp entry) {
       if (!ShapedType::isDynamic(extent))
         continue;
       std::string param = getDimParam(entry.getResultAttrDict(i), d);
-      if (!param.empty() && symbolIds.count(param))
+      if (!param.empty() && symbolIds.count(param)) {
         extent = symbolFor(param);
-      else if (d == 0 && batchSymbol) {
+        t->ties.push_back({int64_t(d), firstInputDim(extent)});
+      } else if (d == 0 && batchSymbol) {
         extent = *batchSymbol;
-        t->assumedBatchInput = batchInput;
-      } else
+        t->ties.push_back({0, {batchInput, 0}});
+      } else {
         t->sizedAtRunTime = true;
+      }
     }
     sig.outputs.push_back(std::move(*t));
     if (sig.outputs.back().sizedAtRunTime)
@@ -125,13 +135,16 @@ llvm::Expected<ModelSignature> extractModelSignature(func::FuncOp entry) {
   return sig;
 }
 
-SmallVector<int64_t> checkBatchTies(func::FuncOp entry, ModelSignature &sig) {
+SmallVector<int64_t> checkOutputTies(func::FuncOp entry, ModelSignature &sig) {
   SmallVector<int64_t> runTime;
   auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
   for (auto [i, t] : llvm::enumerate(sig.outputs)) {
-    if (t.assumedBatchInput >= 0 && !t.sizedAtRunTime) {
+    for (const auto &[dim, input] : t.ties) {
+      if (t.sizedAtRunTime)
+        break;
       FailureOr<bool> same = ValueBoundsConstraintSet::areEqual(
-          {ret.getOperand(i), 0}, {entry.getArgument(t.assumedBatchInput), 0});
+          {ret.getOperand(i), dim},
+          {entry.getArgument(input.first), input.second});
       if (failed(same) || !*same)
         markSizedAtRunTime(t);
     }

@@ -19,10 +19,10 @@ struct TensorSignature {
   std::vector<int64_t> dims;
   /// An output the run allocates: some dim is neither static nor an input's.
   bool sizedAtRunTime = false;
-  /// The input whose leading dim this output's leading dim was assumed to
-  /// equal (a dynamic batch without a shared dim_param), -1 if none;
-  /// checkBatchTies decides.
-  int64_t assumedBatchInput = -1;
+  /// Each symbolic dim of an output and the (input, dim) it is assumed to
+  /// equal: one with the same dim_param, or the inputs' leading dim for a
+  /// leading dim without one. checkOutputTies decides.
+  std::vector<std::pair<int64_t, std::pair<int64_t, int64_t>>> ties;
 };
 
 struct ModelSignature {
@@ -34,16 +34,18 @@ struct ModelSignature {
 /// Reads names, types and symbolic dims of the entry function as produced
 /// by the importer (`kiln.name`, `kiln.dim_params` argument/result attrs).
 /// A dynamic output dim is tied to an input dim by dim_param name, or as
-/// the leading (batch) dim; an output with any other dynamic dim is sized at
-/// run time (all its dynamic dims KILN_DIM_AT_RUN_TIME).
+/// the leading (batch) dim (to be checked by checkOutputTies); an output
+/// with any other dynamic dim is sized at run time (all its dynamic dims
+/// KILN_DIM_AT_RUN_TIME).
 llvm::Expected<ModelSignature> extractModelSignature(mlir::func::FuncOp entry);
 
 /// Checks on the lowered entry (tensors, before destination passing) that
-/// each assumed batch tie holds: the output's leading extent provably equals
-/// the input's. An output where it cannot be shown is sized at run time.
-/// Returns the indices of the outputs sized at run time.
-llvm::SmallVector<int64_t> checkBatchTies(mlir::func::FuncOp entry,
-                                          ModelSignature &sig);
+/// each assumed tie holds: the output's extent provably equals the input's
+/// (ValueBoundsConstraintSet). An output where one cannot be shown, a model
+/// whose dim names promise more than its computation gives included, is
+/// sized at run time. Returns the indices of the outputs sized at run time.
+llvm::SmallVector<int64_t> checkOutputTies(mlir::func::FuncOp entry,
+                                           ModelSignature &sig);
 
 /// Turns any string into a C identifier (used for names in the header).
 std::string sanitizeIdentifier(llvm::StringRef name);

@@ -72,6 +72,7 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   if (options.emulate) {
     pm.addPass(createEmulateOnHost());
     addPipelineText(pm, "canonicalize,lower-affine,convert-scf-to-cf,"
+                        "func.func(kiln-expand-shape-to-reinterpret-cast),"
                         "expand-strided-metadata,lower-affine,"
                         "finalize-memref-to-llvm,convert-math-to-llvm,"
                         "convert-math-to-libm,convert-arith-to-llvm,"
@@ -95,7 +96,8 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   addPipelineText(pm, "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
                       "canonicalize,cse,reconcile-unrealized-casts)");
   // Host: the launcher calls, then one module of LLVM dialect.
-  addPipelineText(pm, "expand-strided-metadata,lower-affine,"
+  addPipelineText(pm, "func.func(kiln-expand-shape-to-reinterpret-cast),"
+                      "expand-strided-metadata,lower-affine,"
                       "convert-func-to-llvm,convert-arith-to-llvm,"
                       "convert-index-to-llvm,convert-cf-to-llvm,"
                       "gpu-to-llvm,finalize-memref-to-llvm,"

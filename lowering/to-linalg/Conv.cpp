@@ -5,8 +5,8 @@
 // linalg.conv_2d_nchw_fchw; other ranks and groups use a linalg.generic
 // over (n, g, m, out..., c, k...). Ungrouped ConvTranspose is a GEMM of the
 // weight taps with the input pixels followed by col2im; grouped ones a
-// convolution over the zero-inserted input. Only the batch dim may be
-// dynamic.
+// convolution over the zero-inserted input. Conv's batch and image extents
+// may be dynamic (explicit pads); ConvTranspose's only the batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,8 +154,9 @@ Value emitConv(OpBuilder &b, Location loc, Value input, Value weight,
 /// The accumulator of a convolution: the bias broadcast over [N, M, O...],
 /// or zeros.
 Value convInit(OpBuilder &b, Location loc, RankedTensorType type, Value x,
-               Value bias) {
-  Value empty = emptyWithBatch(b, loc, type, x);
+               Value bias, const Window *win = nullptr) {
+  Value empty = win ? emptyWindowResult(b, loc, type, x, *win)
+                    : emptyWithBatch(b, loc, type, x);
   if (isAbsent(bias))
     return fillTensor(b, loc, empty,
                       createScalarConstant(b, loc, type.getElementType(), 0.0));
@@ -165,12 +166,17 @@ Value convInit(OpBuilder &b, Location loc, RankedTensorType type, Value x,
   return linalg::BroadcastOp::create(b, loc, bias, empty, dims).getResult()[0];
 }
 
-/// Common checks of Conv/ConvTranspose operands.
+/// Common checks of Conv/ConvTranspose operands; `dynamicSpatial`: the
+/// image extents may be dynamic too (Conv, whose output extents follow from
+/// the input's at run time).
 LogicalResult checkConvTypes(RankedTensorType x, RankedTensorType w,
-                             RankedTensorType y) {
+                             RankedTensorType y, bool dynamicSpatial = false) {
+  auto ok = [&](RankedTensorType t) {
+    return dynamicSpatial ? staticChannels(t) : staticButBatch(t);
+  };
   return success(x && w && y &&
-                 isa<FloatType, IntegerType>(x.getElementType()) &&
-                 staticButBatch(x) && staticButBatch(y) && w.hasStaticShape());
+                 isa<FloatType, IntegerType>(x.getElementType()) && ok(x) &&
+                 ok(y) && w.hasStaticShape());
 }
 
 /// The activation of a FusedConv; nothing for a plain Conv.
@@ -195,17 +201,25 @@ template <typename OpT> struct ConvLowering : OpConversionPattern<OpT> {
     auto wt = dyn_cast<RankedTensorType>(w.getType());
     auto yt = dyn_cast_or_null<RankedTensorType>(
         this->getTypeConverter()->convertType(op.getType()));
-    if (failed(checkConvTypes(xt, wt, yt)))
+    // Channels computed at run time (a Reshape before the Conv) are the
+    // weight's.
+    if (xt && wt && xt.getRank() >= 2 && xt.isDynamicDim(1) &&
+        wt.hasStaticShape()) {
+      SmallVector<int64_t> shape(xt.getShape());
+      shape[1] = wt.getDimSize(1) * op.getGroup();
+      x = tensor::CastOp::create(rewriter, loc, xt.clone(shape), x);
+      xt = cast<RankedTensorType>(x.getType());
+    }
+    if (failed(checkConvTypes(xt, wt, yt, /*dynamicSpatial=*/true)))
       return rewriter.notifyMatchFailure(
-          op, "needs float operands, a static weight and static non-batch "
-              "dims");
+          op, "needs float operands, a static weight and static channels");
     auto win = getWindow(xt, wt.getShape().drop_front(2), op.getAutoPad(),
                          op.getStrides(), op.getDilations(), op.getPads());
     if (failed(win))
       return rewriter.notifyMatchFailure(op, "invalid window attributes");
     Value zero = createScalarConstant(rewriter, loc, xt.getElementType(), 0.0);
     Value padded = padSpatial(rewriter, loc, x, win->lo, win->hi, zero);
-    Value init = convInit(rewriter, loc, yt, x, adaptor.getB());
+    Value init = convInit(rewriter, loc, yt, x, adaptor.getB(), &*win);
     Value y = emitConv(rewriter, loc, padded, w, init, *win, win->strides,
                        op.getGroup());
     rewriter.replaceOp(op, applyConvEpilogue(rewriter, loc, op, y));
@@ -518,6 +532,125 @@ Value lowerTransposeAsGemm(OpBuilder &b, Location loc, Value x, Value w,
   return accumulateColumns(b, loc, cols, init, geo);
 }
 
+/// ConvTranspose over dynamic image extents (explicit pads, no
+/// output_shape): every output element gathers the input taps that reach it,
+/// y[n, g*Mg + m, o] = b + sum_{c, k} x[n, g*Cg + c, i] * W[g*Cg + c, m, k]
+/// with o + pad = i * s + k * d, as one generic (reduction over c and k;
+/// taps off the stride grid or outside the input add nothing).
+Value gatherTranspose(OpBuilder &b, Location loc, Value x, Value w, Value bias,
+                      RankedTensorType yt, const Window &win,
+                      ArrayRef<int64_t> outPad, int64_t group) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(w.getType());
+  int64_t n = win.rank(), cg = wt.getDimSize(0) / group, mg = wt.getDimSize(1);
+  MLIRContext *ctx = b.getContext();
+  // The output extents: (in - 1) * s + outPad + (k - 1) * d + 1 - pads.
+  SmallVector<Value> dyn;
+  if (yt.isDynamicDim(0))
+    dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
+  for (int64_t i = 0; i < n; ++i) {
+    if (!yt.isDynamicDim(i + 2))
+      continue;
+    Value in = tensor::DimOp::create(b, loc, x, i + 2);
+    int64_t extra = outPad[i] + (win.kernel[i] - 1) * win.dilations[i] + 1 -
+                    win.lo[i] - win.hi[i] - win.strides[i];
+    Value scaled = arith::MulIOp::create(
+        b, loc, in, arith::ConstantIndexOp::create(b, loc, win.strides[i]));
+    dyn.push_back(arith::AddIOp::create(
+        b, loc, scaled, arith::ConstantIndexOp::create(b, loc, extra)));
+  }
+  Value empty =
+      tensor::EmptyOp::create(b, loc, yt.getShape(), yt.getElementType(), dyn);
+  Value init = empty;
+  if (isAbsent(bias)) {
+    init = fillTensor(b, loc, empty,
+                      createScalarConstant(b, loc, yt.getElementType(), 0.0));
+  } else {
+    SmallVector<int64_t> dims = {0};
+    for (int64_t i = 2; i < yt.getRank(); ++i)
+      dims.push_back(i);
+    init =
+        linalg::BroadcastOp::create(b, loc, bias, empty, dims).getResult()[0];
+  }
+  // Loops: (n, m, o..., c, k...). An empty [Cg, K...] operand gives the
+  // reduction loops their extents; the weight is read in the body at
+  // [g*Cg + c, m % Mg, k...] (a map over m / Mg would not be invertible).
+  int64_t rank = yt.getRank(), loops = rank + 1 + n;
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<int64_t> tapShape = {cg};
+  SmallVector<AffineExpr> tapE = {d(rank)};
+  for (int64_t i = 0; i < n; ++i) {
+    tapShape.push_back(win.kernel[i]);
+    tapE.push_back(d(rank + 1 + i));
+  }
+  Value taps = tensor::EmptyOp::create(b, loc, tapShape, yt.getElementType());
+  SmallVector<AffineExpr> yE;
+  for (int64_t i = 0; i < rank; ++i)
+    yE.push_back(d(i));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, tapE, ctx),
+                                 AffineMap::get(loops, 0, yE, ctx)};
+  IteratorTypes iters(rank, utils::IteratorType::parallel);
+  iters.append(1 + n, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{taps}, ValueRange{init}, maps,
+             iters,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               auto idx = [&](int64_t i) {
+                 return linalg::IndexOp::create(nb, nl, i).getResult();
+               };
+               auto cst = [&](int64_t v) {
+                 return arith::ConstantIndexOp::create(nb, nl, v).getResult();
+               };
+               Value ok =
+                   arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
+               SmallVector<Value> at = {idx(0)};
+               // Input channel g*Cg + c, g = m / Mg.
+               Value g = arith::DivUIOp::create(nb, nl, idx(1), cst(mg));
+               at.push_back(arith::AddIOp::create(
+                   nb, nl, arith::MulIOp::create(nb, nl, g, cst(cg)),
+                   idx(rank)));
+               for (int64_t i = 0; i < n; ++i) {
+                 // o + lo - k * d = i * s, 0 <= i < in.
+                 Value t = arith::SubIOp::create(
+                     nb, nl,
+                     arith::AddIOp::create(nb, nl, idx(2 + i), cst(win.lo[i])),
+                     arith::MulIOp::create(nb, nl, idx(rank + 1 + i),
+                                           cst(win.dilations[i])));
+                 Value q = arith::FloorDivSIOp::create(nb, nl, t,
+                                                       cst(win.strides[i]));
+                 Value onGrid = arith::CmpIOp::create(
+                     nb, nl, arith::CmpIPredicate::eq,
+                     arith::MulIOp::create(nb, nl, q, cst(win.strides[i])), t);
+                 Value inside = arith::AndIOp::create(
+                     nb, nl,
+                     arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, q,
+                                           cst(0)),
+                     arith::CmpIOp::create(
+                         nb, nl, arith::CmpIPredicate::slt, q,
+                         tensor::DimOp::create(nb, nl, x, 2 + i)));
+                 ok = arith::AndIOp::create(
+                     nb, nl, ok, arith::AndIOp::create(nb, nl, onGrid, inside));
+                 // Clamped so that the read stays in bounds; ok masks it.
+                 at.push_back(
+                     arith::SelectOp::create(nb, nl, inside, q, cst(0)));
+               }
+               Value v = tensor::ExtractOp::create(nb, nl, x, at);
+               SmallVector<Value> wAt = {
+                   at[1], arith::RemUIOp::create(nb, nl, idx(1), cst(mg))};
+               for (int64_t i = 0; i < n; ++i)
+                 wAt.push_back(idx(rank + 1 + i));
+               Value wv = tensor::ExtractOp::create(nb, nl, w, wAt);
+               Value zero =
+                   createScalarConstant(nb, nl, xt.getElementType(), 0.0);
+               Value term = arith::SelectOp::create(
+                   nb, nl, ok, arith::MulFOp::create(nb, nl, v, wv), zero);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   arith::AddFOp::create(nb, nl, a[1], term).getResult());
+             })
+      .getResult(0);
+}
+
 /// ConvTranspose, ungrouped, as a GEMM and col2im (see lowerTransposeAsGemm).
 /// Grouped ones run as a stride-1 convolution over the input with stride-1
 /// zeros inserted between elements and padded by (K-1)*d - pad, using the
@@ -533,10 +666,27 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
     auto wt = dyn_cast<RankedTensorType>(w.getType());
     auto yt = dyn_cast_or_null<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
+    if (failed(checkConvTypes(xt, wt, yt)) &&
+        succeeded(checkConvTypes(xt, wt, yt, /*dynamicSpatial=*/true)) &&
+        !op.getOutputShape() && op.getAutoPad() == "NOTSET" &&
+        isa<FloatType>(xt.getElementType())) {
+      size_t n = xt.getRank() - 2;
+      auto win = getWindow(xt, wt.getShape().drop_front(2), "NOTSET",
+                           op.getStrides(), op.getDilations(), op.getPads());
+      if (failed(win))
+        return rewriter.notifyMatchFailure(op, "invalid window attributes");
+      SmallVector<int64_t> outPad(n, 0);
+      if (auto p = op.getOutputPadding())
+        outPad.assign(p->begin(), p->end());
+      rewriter.replaceOp(op,
+                         gatherTranspose(rewriter, loc, x, w, adaptor.getB(),
+                                         yt, *win, outPad, op.getGroup()));
+      return success();
+    }
     if (failed(checkConvTypes(xt, wt, yt)))
       return rewriter.notifyMatchFailure(
           op, "needs float operands, a static weight and static non-batch "
-              "dims");
+              "dims (or, with dynamic image extents, explicit pads)");
     size_t n = xt.getRank() - 2;
     TransposeGeometry geo = getTransposeGeometry(op, xt, wt, yt);
     const Window &win = geo.win;

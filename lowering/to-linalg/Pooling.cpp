@@ -68,14 +68,28 @@ Value poolWindows(
 
 /// Shared matching of MaxPool/AveragePool: the window with end padding
 /// grown for ceil_mode, or failure.
+/// Dynamic image extents (the output's then computed at run time) are
+/// taken without ceil_mode, whose last window may need end padding that
+/// depends on them.
 template <typename Op>
 FailureOr<Window> matchPool(Op op, Value x, RankedTensorType yt,
                             ConversionPatternRewriter &rewriter) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
-  if (!xt || !yt || !staticButBatch(xt) || !staticButBatch(yt))
-    return rewriter.notifyMatchFailure(op, "needs static non-batch dims");
+  if (!xt || !yt || !staticChannels(xt) || !staticChannels(yt))
+    return rewriter.notifyMatchFailure(op, "needs static channels");
+  bool dynamicSpatial = !staticButBatch(xt) || !staticButBatch(yt);
+  if (dynamicSpatial && op.getCeilMode() != 0)
+    return rewriter.notifyMatchFailure(op,
+                                       "ceil_mode needs static image extents");
   return getWindow(xt, op.getKernelShape(), op.getAutoPad(), op.getStrides(),
                    op.getDilations(), op.getPads());
+}
+
+/// Grows the end padding for ceil_mode windows (static extents only; with
+/// dynamic ones matchPool refused ceil_mode, and no window runs past).
+void padForStaticOutput(Window &w, RankedTensorType xt, RankedTensorType yt) {
+  if (staticButBatch(xt) && staticButBatch(yt))
+    padForOutput(w, xt.getShape().drop_front(2), yt.getShape().drop_front(2));
 }
 
 struct MaxPoolLowering : OpConversionPattern<g::MaxPoolOp> {
@@ -91,8 +105,7 @@ struct MaxPoolLowering : OpConversionPattern<g::MaxPoolOp> {
     if (failed(win))
       return failure();
     auto xt = cast<RankedTensorType>(x.getType());
-    padForOutput(*win, xt.getShape().drop_front(2),
-                 yt.getShape().drop_front(2));
+    padForStaticOutput(*win, xt, yt);
     Type elt = xt.getElementType();
     bool isFloat = isa<FloatType>(elt);
     bool isUnsigned =
@@ -112,8 +125,8 @@ struct MaxPoolLowering : OpConversionPattern<g::MaxPoolOp> {
                               : APInt::getSignedMinValue(
                                     elt.getIntOrFloatBitWidth())));
     Value padded = padSpatial(rewriter, loc, x, win->lo, win->hi, lowest);
-    Value init =
-        fillTensor(rewriter, loc, emptyWithBatch(rewriter, loc, yt, x), lowest);
+    Value init = fillTensor(
+        rewriter, loc, emptyWindowResult(rewriter, loc, yt, x, *win), lowest);
     Value result = poolWindows<linalg::PoolingNchwMaxOp>(
         rewriter, loc, padded, init, *win, isFloat,
         [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
@@ -138,6 +151,43 @@ int64_t countInRange(int64_t start, int64_t k, int64_t d, int64_t first,
   return c;
 }
 
+/// AveragePool's divisor per output position: the window taps inside the
+/// input, or inside the explicitly padded input with count_include_pad (of
+/// the window before padForOutput). Windows are separable, so it is a
+/// product of per-dim counts.
+Value staticDivisors(OpBuilder &b, Location loc, FloatType ft, const Window &w,
+                     ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                     bool includePad) {
+  size_t n = w.rank();
+  SmallVector<SmallVector<int64_t>> counts(n);
+  for (size_t i = 0; i < n; ++i)
+    for (int64_t o = 0; o < out[i]; ++o) {
+      int64_t start = o * w.strides[i] - w.lo[i];
+      int64_t first = includePad ? -w.lo[i] : 0;
+      int64_t last = includePad ? in[i] + w.hi[i] : in[i];
+      counts[i].push_back(
+          countInRange(start, w.kernel[i], w.dilations[i], first, last));
+    }
+  int64_t total = 1;
+  for (int64_t e : out)
+    total *= e;
+  SmallVector<APFloat> divisors;
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t c = 1, rest = flat;
+    for (size_t i = n; i-- > 0;) {
+      c *= counts[i][rest % out[i]];
+      rest /= out[i];
+    }
+    APFloat v(double(std::max<int64_t>(c, 1)));
+    bool lost;
+    v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    divisors.push_back(v);
+  }
+  auto divType = RankedTensorType::get(out, ft);
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(divType, divisors));
+}
+
 struct AveragePoolLowering : OpConversionPattern<g::AveragePoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -156,44 +206,31 @@ struct AveragePoolLowering : OpConversionPattern<g::AveragePoolOp> {
       return rewriter.notifyMatchFailure(op, "needs a float input");
     ArrayRef<int64_t> in = xt.getShape().drop_front(2);
     ArrayRef<int64_t> out = yt.getShape().drop_front(2);
-    size_t n = win->rank();
-
-    // Divisor per output position: the window taps inside the input, or
-    // inside the explicitly padded input with count_include_pad. Windows
-    // are separable, so it is a product of per-dim counts.
     bool includePad = op.getCountIncludePad() != 0;
-    SmallVector<SmallVector<int64_t>> counts(n);
-    for (size_t i = 0; i < n; ++i)
-      for (int64_t o = 0; o < out[i]; ++o) {
-        int64_t start = o * win->strides[i] - win->lo[i];
-        int64_t first = includePad ? -win->lo[i] : 0;
-        int64_t last = includePad ? in[i] + win->hi[i] : in[i];
-        counts[i].push_back(countInRange(start, win->kernel[i],
-                                         win->dilations[i], first, last));
-      }
-    int64_t total = 1;
-    for (int64_t e : out)
-      total *= e;
-    SmallVector<APFloat> divisors;
-    for (int64_t flat = 0; flat < total; ++flat) {
-      int64_t c = 1, rest = flat;
-      for (size_t i = n; i-- > 0;) {
-        c *= counts[i][rest % out[i]];
-        rest /= out[i];
-      }
-      APFloat v(double(std::max<int64_t>(c, 1)));
-      bool lost;
-      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      divisors.push_back(v);
+    bool dynamicSpatial = !staticButBatch(xt) || !staticButBatch(yt);
+    bool hasPads = llvm::any_of(win->lo, [](int64_t v) { return v != 0; }) ||
+                   llvm::any_of(win->hi, [](int64_t v) { return v != 0; });
+    // With dynamic extents every window lies inside the (padded) input: one
+    // divisor, the window size, where the padding counts or there is none.
+    if (dynamicSpatial && hasPads && !includePad)
+      return rewriter.notifyMatchFailure(
+          op, "padding without count_include_pad needs static image extents");
+    Value div;
+    if (dynamicSpatial) {
+      int64_t size = 1;
+      for (int64_t k : win->kernel)
+        size *= k;
+      div = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, ft),
+                                 rewriter.getFloatAttr(ft, double(size))));
+    } else {
+      div = staticDivisors(rewriter, loc, ft, *win, in, out, includePad);
+      padForOutput(*win, in, out);
     }
-    auto divType = RankedTensorType::get(out, ft);
-    Value div = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(divType, divisors));
-
-    padForOutput(*win, in, out);
     Value zero = createScalarConstant(rewriter, loc, ft, 0.0);
     Value padded = padSpatial(rewriter, loc, x, win->lo, win->hi, zero);
-    Value empty = emptyWithBatch(rewriter, loc, yt, x);
+    Value empty = emptyWindowResult(rewriter, loc, yt, x, *win);
     Value sum = poolWindows<linalg::PoolingNchwSumOp>(
         rewriter, loc, padded, fillTensor(rewriter, loc, empty, zero), *win,
         true, [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
@@ -201,8 +238,8 @@ struct AveragePoolLowering : OpConversionPattern<g::AveragePoolOp> {
         });
     MLIRContext *ctx = rewriter.getContext();
     int64_t rank = yt.getRank();
-    SmallVector<AffineExpr> divE;
-    for (int64_t i = 2; i < rank; ++i)
+    SmallVector<AffineExpr> divE; // one divisor per position, or one
+    for (int64_t i = 2; i < rank && !dynamicSpatial; ++i)
       divE.push_back(getAffineDimExpr(i, ctx));
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
                                    AffineMap::get(rank, 0, divE, ctx),

@@ -5,6 +5,7 @@
 #include "dialects/graph/ShapeInference.h"
 #include "lowering/to-linalg/Patterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -75,6 +76,38 @@ inline Value emptyWithBatch(OpBuilder &b, Location loc, RankedTensorType type,
                                  dyn);
 }
 
+/// An empty [N, C, spatial...] result of a window op over `x`: the batch
+/// from `x`, each dynamic spatial extent (in + lo + hi - window) / stride + 1
+/// computed at run time from `x`'s.
+inline Value emptyWindowResult(OpBuilder &b, Location loc,
+                               RankedTensorType type, Value x,
+                               const Window &w) {
+  SmallVector<Value> dyn;
+  if (type.isDynamicDim(0))
+    dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
+  for (int64_t d = 2; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    size_t i = d - 2;
+    int64_t window = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value extent = tensor::DimOp::create(b, loc, x, d);
+    Value span =
+        arith::AddIOp::create(b, loc, extent, c(w.lo[i] + w.hi[i] - window));
+    Value steps = arith::FloorDivSIOp::create(b, loc, span, c(w.strides[i]));
+    dyn.push_back(arith::AddIOp::create(b, loc, steps, c(1)));
+  }
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dyn);
+}
+
+/// Static except the batch and spatial dims (channels known).
+inline bool staticChannels(RankedTensorType t) {
+  return t.getRank() >= 2 && !t.isDynamicDim(1);
+}
+
 /// `x` ([N, C, spatial...], static but the batch) padded by `lo`/`hi` on the
 /// spatial dims, as a filled tensor with `x` inserted into its interior
 /// rather than a tensor.pad: bufferization then lets the producer of `x`
@@ -89,8 +122,16 @@ inline Value padSpatial(OpBuilder &b, Location loc, Value x,
   auto t = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape(t.getShape());
   SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0)), sizes, strides;
+  SmallVector<Value> dyn;
+  if (t.isDynamicDim(0))
+    dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
   for (size_t i = 0; i < lo.size(); ++i) {
-    shape[i + 2] += lo[i] + hi[i];
+    if (t.isDynamicDim(i + 2))
+      dyn.push_back(arith::AddIOp::create(
+          b, loc, tensor::DimOp::create(b, loc, x, i + 2),
+          arith::ConstantIndexOp::create(b, loc, lo[i] + hi[i])));
+    else
+      shape[i + 2] += lo[i] + hi[i];
     offsets.push_back(b.getIndexAttr(lo[i]));
   }
   for (int64_t d = 0; d < t.getRank(); ++d) {
@@ -99,7 +140,7 @@ inline Value padSpatial(OpBuilder &b, Location loc, Value x,
                         : OpFoldResult(b.getIndexAttr(t.getDimSize(d))));
     strides.push_back(b.getIndexAttr(1));
   }
-  Value empty = emptyWithBatch(b, loc, t.clone(shape), x);
+  Value empty = tensor::EmptyOp::create(b, loc, shape, t.getElementType(), dyn);
   Value filled = linalg::FillOp::create(b, loc, padValue, empty).getResult(0);
   return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, sizes,
                                        strides);

@@ -28,8 +28,18 @@ import generated_cases as gen
 SEED = 3141
 
 # name: (input shape [N, C, H, W], output channels, kernel [KH, KW], strides,
-#        dilations, pads [top, left, bottom, right], group, bias, weight is an initializer)
+#        dilations, pads [top, left, bottom, right], group, bias, weight is an initializer
+#        [, image extents symbolic in the model: N, H and W dynamic, the output sized at
+#        run time])
 CASES = {
+    "dynamic_image_k3_dil2_pads": ((2, 8, 13, 17), 6, [3, 3], [1, 1], [2, 2], [2, 1, 2, 3], 1,
+                                   True, True, True),
+    "dynamic_image_k3_s2x1_group2": ((1, 8, 11, 9), 10, [3, 3], [2, 1], [1, 1], [1, 1, 1, 1],
+                                     2, True, True, True),
+    "dynamic_image_k1_weight_input": ((1, 12, 7, 5), 4, [1, 1], [1, 1], [1, 1], [0, 1, 0, 1],
+                                      1, False, False, True),
+    "dynamic_image_depthwise_k5": ((1, 6, 9, 12), 6, [5, 5], [1, 1], [1, 1], [2, 2, 2, 2], 6,
+                                   True, True, True),
     "k3_det_neck_96to24_w80": ((1, 96, 80, 80), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
                                True, True),
     "k3_s2_16to32_w160": ((1, 16, 160, 160), 32, [3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 1,
@@ -102,13 +112,18 @@ def reference(x, w, b, strides, dilations, pads, group):
 
 def make_case(name, spec, rng, work):
     """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
-    xshape, f, kernel, strides, dilations, pads, group, has_bias, const_w = spec
+    xshape, f, kernel, strides, dilations, pads, group, has_bias, const_w = spec[:9]
+    dynamic = len(spec) > 9 and spec[9]
     x = rng.standard_normal(xshape).astype(np.float32)
     w = rng.standard_normal([f, xshape[1] // group] + kernel).astype(np.float32)
     b = rng.standard_normal([f]).astype(np.float32) if has_bias else None
     ref = reference(x, w, b, strides, dilations, pads, group)
-    model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),
-                                       list(ref.shape), 13, work, kernel_shape=kernel,
+    xdims, ydims = list(xshape), list(ref.shape)
+    if dynamic:
+        xdims = ["N", xshape[1], "H", "W"]
+        ydims = ["N", f, "OH", "OW"]
+    model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, xdims,
+                                       ydims, 13, work, kernel_shape=kernel,
                                        strides=strides, dilations=dilations, pads=pads,
                                        group=group)
     return model, inputs, ref

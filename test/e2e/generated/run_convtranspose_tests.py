@@ -23,8 +23,23 @@ import generated_cases as gen
 SEED = 4321
 
 # name: (input shape [N, C, spatial...], out channels per group, attributes,
-#        weight is an initializer, bias, symbolic batch)
+#        weight is an initializer, bias, symbolic batch (or "image": batch and image
+#        extents symbolic, the output sized at run time))
 CASES = {
+    "dynamic_image_det_upsample": ((1, 24, 10, 12), 24, dict(kernel_shape=[2, 2],
+                                                             strides=[2, 2]),
+                                   True, True, "image"),
+    "dynamic_image_s3x2_k3x4_pads_outpad_dil": ((2, 3, 5, 4), 2,
+                                                dict(kernel_shape=[3, 4], strides=[3, 2],
+                                                     pads=[1, 2, 0, 1], output_padding=[1, 1],
+                                                     dilations=[1, 2]),
+                                                True, True, "image"),
+    "dynamic_image_group2_s2_k3": ((1, 4, 5, 5), 3, dict(kernel_shape=[3, 3], strides=[2, 2],
+                                                         group=2, pads=[1, 1, 1, 1]),
+                                   False, False, "image"),
+    "dynamic_image_conv1d_s2_outpad": ((2, 3, 7), 2, dict(strides=[2], pads=[1, 2],
+                                                          output_padding=[1]),
+                                       True, True, "image"),
     "det_upsample_24to24": ((1, 24, 10, 12), 24, dict(kernel_shape=[2, 2], strides=[2, 2]),
                             True, False, False),
     "det_upsample_24to1": ((1, 24, 16, 16), 1, dict(kernel_shape=[2, 2], strides=[2, 2]),
@@ -125,6 +140,9 @@ def make_case(name, spec, rng, work):
 
     xdims = ["N"] + list(xshape[1:]) if symbolic else list(xshape)
     ydims = ["N"] + list(ref.shape[1:]) if symbolic else list(ref.shape)
+    if symbolic == "image":
+        xdims = ["N", xshape[1]] + [f"S{i}" for i in range(r)]
+        ydims = ["N", ref.shape[1]] + [f"O{i}" for i in range(r)]
     model, inputs = gen.save_conv_case("ConvTranspose", name, x, w, b, const_w, xdims, ydims,
                                        17, work, **attrs)
     return model, inputs, ref

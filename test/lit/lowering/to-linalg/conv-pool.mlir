@@ -200,3 +200,77 @@ func.func @global_avgpool(%x: tensor<?x4x7x7xf32>) -> tensor<?x4x1x1xf32> {
   %0 = kiln_graph.GlobalAveragePool %x : (tensor<?x4x7x7xf32>) -> tensor<?x4x1x1xf32>
   return %0 : tensor<?x4x1x1xf32>
 }
+
+// -----
+
+// Dynamic image extents: the padded input and the output get their extents
+// at run time, out = (in + pads - window) floordiv stride + 1.
+// CHECK-LABEL: func.func @conv_dynamic_image
+// CHECK: %[[H:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[HP:.*]] = arith.addi %[[H]], %c2
+// CHECK: tensor.empty(%{{.*}}, %[[HP]], %{{.*}}) : tensor<?x3x?x?xf32>
+// CHECK: %[[SPAN:.*]] = arith.addi %{{.*}}, %c-1 : index
+// CHECK: %[[STEPS:.*]] = arith.floordivsi %[[SPAN]], %c2
+// CHECK: %[[OH:.*]] = arith.addi %[[STEPS]], %c1
+// CHECK: tensor.empty(%{{.*}}, %[[OH]], %{{.*}}) : tensor<?x4x?x?xf32>
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<?x4x?x?xf32>
+func.func @conv_dynamic_image(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, none) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// Channels computed at run time take the weight's.
+// CHECK-LABEL: func.func @conv_dynamic_channels
+// CHECK: tensor.cast %arg0 : tensor<1x?x5x5xf32> to tensor<1x6x5x5xf32>
+func.func @conv_dynamic_channels(%x: tensor<1x?x5x5xf32>, %w: tensor<4x6x1x1xf32>) -> tensor<1x4x5x5xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none : (tensor<1x?x5x5xf32>, tensor<4x6x1x1xf32>, none) -> tensor<1x4x5x5xf32>
+  return %0 : tensor<1x4x5x5xf32>
+}
+
+// -----
+
+// MaxPool over dynamic extents (no ceil_mode).
+// CHECK-LABEL: func.func @maxpool_dynamic_image
+// CHECK: arith.floordivsi
+// CHECK: linalg.pooling_nchw_max {{.*}} -> tensor<1x3x?x?xf32>
+func.func @maxpool_dynamic_image(%x: tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32> {
+  %0 = kiln_graph.MaxPool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32>
+  return %0 : tensor<1x3x?x?xf32>
+}
+
+// -----
+
+// AveragePool over dynamic extents without padding: every window is whole,
+// one divisor (3 * 2) for all positions.
+// CHECK-LABEL: func.func @avgpool_dynamic_image
+// CHECK: %[[DIV:.*]] = arith.constant dense<6.000000e+00> : tensor<f32>
+// CHECK: linalg.pooling_nchw_sum
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[DIV]] : tensor<1x3x?x?xf32>, tensor<f32>)
+// CHECK: arith.divf
+func.func @avgpool_dynamic_image(%x: tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32> {
+  %0 = kiln_graph.AveragePool %x {kernel_shape = array<i64: 3, 2>, strides = array<i64: 3, 2>} : (tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32>
+  return %0 : tensor<1x3x?x?xf32>
+}
+
+// -----
+
+// ConvTranspose over dynamic extents: each output element gathers the taps
+// on the stride grid inside the input (reduction over channels and taps,
+// the weight read in the body).
+// CHECK-LABEL: func.func @conv_transpose_dynamic_image
+// CHECK: %[[TAPS:.*]] = tensor.empty() : tensor<4x2x2xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[TAPS]] : tensor<4x2x2xf32>)
+// CHECK: arith.floordivsi
+// CHECK: arith.cmpi eq
+// CHECK: tensor.extract %arg0
+// CHECK: tensor.extract %arg1
+// CHECK: arith.select
+func.func @conv_transpose_dynamic_image(%x: tensor<1x4x?x?xf32>, %w: tensor<4x2x2x2xf32>) -> tensor<1x2x?x?xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.ConvTranspose %x, %w, %none {strides = array<i64: 2, 2>} : (tensor<1x4x?x?xf32>, tensor<4x2x2x2xf32>, none) -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}

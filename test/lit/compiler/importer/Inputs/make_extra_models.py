@@ -64,11 +64,18 @@ def main():
          "dropout_mask_scatter",
          [vi("x", [2, 3]), vi("idx", [2, 1], TensorProto.INT64), vi("upd", [2, 1])],
          [vi("y", [2, 3]), vi("mask", [2, 3], TensorProto.BOOL)], opset=10, check=False)
-    # A convolution over an image of symbolic size: needs --input-shape.
+    # A convolution over an image of symbolic size: compiles as shipped.
     w = numpy_helper.from_array(np.ones((2, 1, 3, 3), np.float32), "w")
     save([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
          "conv_dynamic_hw", [vi("x", ["N", 1, "H", "W"])], [vi("y", ["N", 2, "H", "W"])],
          [w], opset=13)
+    # Then a ceil_mode MaxPool, whose end padding depends on the image size:
+    # needs --input-shape.
+    save([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+          helper.make_node("MaxPool", ["c"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+                           ceil_mode=1)],
+         "pool_ceil_dynamic_hw", [vi("x", ["N", 1, "H", "W"])],
+         [vi("y", ["N", 2, "OH", "OW"])], [w], opset=13)
     # If whose branches read an outer value and yield different shapes.
     then_g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "then", [],
                                [vi("t", [2, 3])])

@@ -1,4 +1,5 @@
-"""Writes Conv + Relu whose input has symbolic height and width.
+"""Writes Conv (auto_pad SAME_UPPER) + Relu whose input has symbolic height and
+width: its padding depends on the image size.
 
     /usr/bin/python3 make_dynamic_conv.py OUT.onnx
 """
@@ -10,7 +11,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 w = np.ones((4, 3, 3, 3), dtype=np.float32)
 graph = helper.make_graph(
-    [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+    [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0",
+                      auto_pad="SAME_UPPER", strides=[2, 2]),
      helper.make_node("Relu", ["c"], ["y"], name="relu0")],
     "dynamic_conv",
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, "h", "w"])],
