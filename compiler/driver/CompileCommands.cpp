@@ -5,6 +5,7 @@
 #include "compiler/importer/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/pipeline/Registration.h"
+#include "kiln_rt.h"
 #include "lowering/targets/TargetBackend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -486,6 +487,24 @@ static int runTargets() {
   return 0;
 }
 
+/// "float32 [N, 3, (run time)]": dtype and dims as the library's descriptor
+/// will say them.
+static std::string describeTensor(const TensorSignature &t,
+                                  const ModelSignature &sig) {
+  std::string s = std::string(kiln_dtype_name(t.dtype)) + " [";
+  for (auto [d, extent] : llvm::enumerate(t.dims)) {
+    if (d)
+      s += ", ";
+    if (extent >= 0)
+      s += std::to_string(extent);
+    else if (extent == KILN_DIM_AT_RUN_TIME)
+      s += "(run time)";
+    else
+      s += sig.symbols[-extent - 1];
+  }
+  return s + "]";
+}
+
 int inspectOnnx(const std::string &path) {
   auto ctx = makeContext();
   auto module = importOrFail(*ctx, path);
@@ -493,18 +512,6 @@ int inspectOnnx(const std::string &path) {
     return 1;
   auto entry = (*module)->lookupSymbol<func::FuncOp>("main");
   llvm::outs() << "ONNX model " << path << "\n";
-  auto printTensors = [&](llvm::StringRef role, TypeRange types, auto attrsAt) {
-    for (auto [i, t] : llvm::enumerate(types)) {
-      DictionaryAttr attrs = attrsAt(i);
-      auto name = attrs ? attrs.getAs<StringAttr>("kiln.name") : StringAttr();
-      llvm::outs() << "  " << role << " " << i << ": "
-                   << (name ? name.getValue() : "") << " " << t << "\n";
-    }
-  };
-  printTensors("input", entry.getFunctionType().getInputs(),
-               [&](unsigned i) { return entry.getArgAttrDict(i); });
-  printTensors("output", entry.getFunctionType().getResults(),
-               [&](unsigned i) { return entry.getResultAttrDict(i); });
   llvm::StringMap<unsigned> counts;
   entry.walk([&](Operation *op) {
     llvm::StringRef name = op->getName().getStringRef();
@@ -512,6 +519,53 @@ int inspectOnnx(const std::string &path) {
         name != "Constant")
       ++counts[name];
   });
+  SmallVector<Type> inputs(entry.getFunctionType().getInputs()),
+      outputs(entry.getFunctionType().getResults());
+  SmallVector<DictionaryAttr> inAttrs, outAttrs;
+  for (unsigned i = 0; i < inputs.size(); ++i)
+    inAttrs.push_back(entry.getArgAttrDict(i));
+  for (unsigned i = 0; i < outputs.size(); ++i)
+    outAttrs.push_back(entry.getResultAttrDict(i));
+
+  // The signature a library of it would have (x86_64): symbolic dims by
+  // name, and which output dims follow them or are sized at run time.
+  CompileOptions options;
+  options.target = "x86_64";
+  auto sig = describeModelSignature(**module, options);
+  if (sig) {
+    for (auto [i, t] : llvm::enumerate(sig->inputs))
+      llvm::outs() << "  input " << i << ": " << t.name << " "
+                   << describeTensor(t, *sig) << "\n";
+    for (auto [i, t] : llvm::enumerate(sig->outputs))
+      llvm::outs() << "  output " << i << ": " << t.name << " "
+                   << describeTensor(t, *sig) << "\n";
+  } else {
+    auto printTensors = [&](llvm::StringRef role, ArrayRef<Type> types,
+                            ArrayRef<DictionaryAttr> attrs) {
+      for (auto [i, t] : llvm::enumerate(types)) {
+        auto name =
+            attrs[i] ? attrs[i].getAs<StringAttr>("kiln.name") : StringAttr();
+        llvm::outs() << "  " << role << " " << i << ": "
+                     << (name ? name.getValue() : "") << " " << t << "\n";
+      }
+    };
+    printTensors("input", inputs, inAttrs);
+    printTensors("output", outputs, outAttrs);
+    llvm::outs() << "  (does not compile as is: "
+                 << llvm::toString(sig.takeError()) << ")\n";
+  }
+  if (sig && !sig->symbols.empty()) {
+    // Each symbol and the input dims it names.
+    llvm::outs() << "  symbols:";
+    for (auto [k, name] : llvm::enumerate(sig->symbols)) {
+      llvm::outs() << (k ? "; " : " ") << name << " =";
+      for (const TensorSignature &in : sig->inputs)
+        for (auto [d, extent] : llvm::enumerate(in.dims))
+          if (extent == -int64_t(k) - 1)
+            llvm::outs() << " " << in.name << "[" << d << "]";
+    }
+    llvm::outs() << "\n";
+  }
   std::vector<std::string> names;
   for (auto &c : counts)
     names.push_back(c.getKey().str());

@@ -191,11 +191,12 @@ static llvm::Error writeDeviceCode(ModuleOp module, llvm::StringRef path) {
   return llvm::Error::success();
 }
 
-llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
-                                ModelLibraryInfo *infoOut) {
-  std::unique_ptr<TargetBackend> target = createTarget(options.target);
-  if (!target)
-    return llvm::createStringError("unknown target '" + options.target + "'");
+/// Graph passes, the signature, lowering to linalg on tensors and the check
+/// of the signature's output ties: the first steps of every compile.
+static llvm::Expected<ModelSignature>
+lowerToLinalg(ModuleOp module, const CompileOptions &options,
+              const TargetBackend &target,
+              llvm::SmallVectorImpl<int64_t> &runTimeOutputs) {
   auto entry = module.lookupSymbol<func::FuncOp>("main");
   if (!entry)
     return llvm::createStringError("module has no 'main' function");
@@ -203,13 +204,13 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   // output shapes static, and the library's signature must say so.
   OpPassManager graphPm("builtin.module");
   buildGraphPipeline(graphPm, options.convLayout.empty()
-                                  ? target->getPreferredConvLayout()
+                                  ? target.getPreferredConvLayout()
                                   : llvm::StringRef(options.convLayout));
   if (options.targetOptions.profile)
     graphPm.addPass(createAnnotateProfile());
   if (auto err = runPasses(module, graphPm, "graph optimization",
                            options.dumpIR, false, options.verbose))
-    return err;
+    return std::move(err);
   auto sig = extractModelSignature(entry);
   if (!sig)
     return sig.takeError();
@@ -223,9 +224,31 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   linalgPm.addPass(createConvertGraphToLinalg());
   if (auto err = runPasses(module, linalgPm, "lowering to linalg",
                            options.dumpIR, false, options.verbose))
-    return err;
+    return std::move(err);
   // Outputs whose extents the inputs do not give are allocated by the run.
-  llvm::SmallVector<int64_t> runTimeOutputs = checkOutputTies(entry, *sig);
+  runTimeOutputs = checkOutputTies(entry, *sig);
+  return sig;
+}
+
+llvm::Expected<ModelSignature>
+describeModelSignature(ModuleOp module, const CompileOptions &options) {
+  std::unique_ptr<TargetBackend> target = createTarget(options.target);
+  if (!target)
+    return llvm::createStringError("unknown target '" + options.target + "'");
+  llvm::SmallVector<int64_t> runTimeOutputs;
+  return lowerToLinalg(module, options, *target, runTimeOutputs);
+}
+
+llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
+                                ModelLibraryInfo *infoOut) {
+  std::unique_ptr<TargetBackend> target = createTarget(options.target);
+  if (!target)
+    return llvm::createStringError("unknown target '" + options.target + "'");
+  llvm::SmallVector<int64_t> runTimeOutputs;
+  auto sig = lowerToLinalg(module, options, *target, runTimeOutputs);
+  if (!sig)
+    return sig.takeError();
+  auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
   if (!runTimeOutputs.empty() &&
       !target->getDevice(options.targetOptions).empty())
     return llvm::createStringError(

@@ -78,6 +78,13 @@ llvm::Error compileModelLibrary(mlir::ModuleOp module,
                                 const CompileOptions &options,
                                 ModelLibraryInfo *infoOut = nullptr);
 
+/// The signature the library compiled from `module` with `options` would
+/// have (symbolic dims, outputs tied to input dims or sized at run time):
+/// the graph passes, lowering to linalg and the tie check run on `module`,
+/// which is left lowered.
+llvm::Expected<ModelSignature>
+describeModelSignature(mlir::ModuleOp module, const CompileOptions &options);
+
 /// The ONNX op types that have a lowering, sorted.
 std::vector<std::string> getSupportedOpTypes(mlir::MLIRContext &ctx);
 
