@@ -138,6 +138,12 @@ static cl::list<std::string> inputShapes(
     "input-shape", cl::value_desc("NAME=1x3x?x?"), cl::sub(compileSub),
     cl::sub(importSub), cl::sub(getTuneSubCommand()),
     cl::desc("Set a graph input's dims (repeatable; ? keeps a dim dynamic)"));
+static cl::list<std::string> specializations(
+    "specialize", cl::value_desc("NAME=1x3x48x320[,NAME2=...]"),
+    cl::sub(compileSub),
+    cl::desc("Also compile code for these static input dims (repeatable: one "
+             "specialization each); a run with exactly those dims takes it, "
+             "any other the generic code"));
 static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
                             cl::desc("Print the IR after each stage"));
 static cl::opt<bool> verbose("v", cl::sub(compileSub),
@@ -178,8 +184,9 @@ std::unique_ptr<MLIRContext> makeContext() {
   return ctx;
 }
 
-static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
-                                                     const std::string &path);
+static FailureOr<OwningOpRef<ModuleOp>>
+importOrFail(MLIRContext &ctx, const std::string &path,
+             ArrayRef<std::string> extraShapes = {});
 
 FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &ctx,
                                            const std::string &path) {
@@ -199,8 +206,11 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &ctx,
   return importOrFail(ctx, path);
 }
 
-static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
-                                                     const std::string &path) {
+/// Imports `path` with the --input-shape dims, then `extraShapes`
+/// (`NAME=DIMS` each) over them.
+static FailureOr<OwningOpRef<ModuleOp>>
+importOrFail(MLIRContext &ctx, const std::string &path,
+             ArrayRef<std::string> extraShapes) {
   std::string error;
   importer::ImportOptions options;
   for (const std::string &shape : inputShapes)
@@ -208,8 +218,19 @@ static FailureOr<OwningOpRef<ModuleOp>> importOrFail(MLIRContext &ctx,
       fail(error);
       return failure();
     }
+  for (const std::string &shape : extraShapes) {
+    importer::ImportOptions extra;
+    if (!importer::parseInputShape(shape, extra, error)) {
+      fail("--specialize: " + error);
+      return failure();
+    }
+    for (auto &[name, dims] : extra.inputShapes)
+      options.inputShapes[name] = dims;
+  }
   auto module = importer::importOnnxModel(ctx, path, error, options);
   if (failed(module)) {
+    if (!extraShapes.empty())
+      error = "--specialize " + llvm::join(extraShapes, ",") + ": " + error;
     fail(error);
     return failure();
   }
@@ -432,9 +453,24 @@ static int runCompile() {
   }
   if (failed(module))
     return 1;
+  // Each specialization: the model imported again with its dims.
+  std::vector<OwningOpRef<ModuleOp>> specialized;
+  for (const std::string &spec : specializations) {
+    SmallVector<std::string> shapes;
+    for (llvm::StringRef part : llvm::split(spec, ','))
+      shapes.push_back(part.str());
+    auto variant = importOrFail(*ctx, compileInput, shapes);
+    if (failed(variant))
+      return 1;
+    options.specializations.push_back(**variant);
+    specialized.push_back(std::move(*variant));
+  }
   if (targetSpecs().size() > 1 ||
-      llvm::StringRef(options.outputPath).ends_with(".kiln"))
+      llvm::StringRef(options.outputPath).ends_with(".kiln")) {
+    if (!specialized.empty())
+      return fail("--specialize: not with bundles");
     return compileBundle(**module, options);
+  }
   if (llvm::Error err = compileModelLibrary(**module, options)) {
     std::string msg = llvm::toString(std::move(err));
     return fail(compileInput + ": " + msg);

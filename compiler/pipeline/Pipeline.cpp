@@ -21,6 +21,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -239,6 +240,65 @@ describeModelSignature(ModuleOp module, const CompileOptions &options) {
   return lowerToLinalg(module, options, *target, runTimeOutputs);
 }
 
+/// A specialization: `module` lowered like the generic one, its outputs
+/// sized at run time where the generic library's are (one ABI for both),
+/// translated into `llvmCtx` with its entry renamed to `entryName` and
+/// every other definition internal, ready to link beside the generic code.
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+lowerSpecialization(ModuleOp module, const CompileOptions &options,
+                    const TargetBackend &target, const ModelSignature &generic,
+                    ArrayRef<int64_t> runTimeOutputs,
+                    llvm::LLVMContext &llvmCtx, llvm::StringRef entryName,
+                    ModelVariant &variant, uint64_t &arenaBytes) {
+  llvm::SmallVector<int64_t> own;
+  auto sig = lowerToLinalg(module, options, target, own);
+  if (!sig)
+    return sig.takeError();
+  if (sig->inputs.size() != generic.inputs.size() ||
+      sig->outputs.size() != generic.outputs.size())
+    return llvm::createStringError("--specialize: not the same model");
+  for (int64_t i : own)
+    if (!llvm::is_contained(runTimeOutputs, i))
+      return llvm::createStringError(
+          "--specialize: output '" + sig->outputs[i].name +
+          "' would be sized at run time only in the specialization");
+  for (int64_t i : runTimeOutputs)
+    sig->outputs[i].sizedAtRunTime = true;
+  auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
+  if (!runTimeOutputs.empty())
+    entry->setAttr(kRunTimeOutputsAttr,
+                   DenseI64ArrayAttr::get(module.getContext(), runTimeOutputs));
+  OpPassManager pm("builtin.module");
+  pm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+  target.buildLoweringPipeline(pm, options.targetOptions);
+  if (auto err = runPasses(module, pm, "code generation", options.dumpIR,
+                           options.remarks, options.verbose))
+    return std::move(err);
+  flattenConstantGlobals(module);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmCtx, entryName);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &g : llvmModule->globals())
+    if (!g.isDeclaration())
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // The entry stays external until linked (the linker drops unreferenced
+  // internal definitions); addModelEntryPoints internalizes it.
+  llvm::Function *variantEntry = llvmModule->getFunction(kEntryFunctionName);
+  variantEntry->setName(entryName);
+  variantEntry->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  variant.entry = entryName.str();
+  variant.sig = std::move(*sig);
+  if (auto bytes = module->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
+    variant.entryTakesArena = true;
+    arenaBytes = std::max<uint64_t>(arenaBytes, bytes.getInt());
+  }
+  return llvmModule;
+}
+
 llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
                                 ModelLibraryInfo *infoOut) {
   std::unique_ptr<TargetBackend> target = createTarget(options.target);
@@ -327,6 +387,29 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   }
   if (auto bound = module->getAttrOfType<IntegerAttr>(kArenaLowerBoundAttr))
     info.arenaLowerBound = bound.getInt();
+  if (!options.specializations.empty()) {
+    if (!info.device.empty() || options.targetOptions.profile ||
+        options.externalWeights)
+      return llvm::createStringError(
+          "--specialize works with CPU targets, without --profile and "
+          "--weights external");
+    timer.reset();
+    for (auto [k, variantModule] : llvm::enumerate(options.specializations)) {
+      ModelVariant variant;
+      auto lowered = lowerSpecialization(
+          variantModule, options, *target, *sig, runTimeOutputs, llvmCtx,
+          (llvm::Twine(kEntryFunctionName) + "_specialized" + llvm::Twine(k))
+              .str(),
+          variant, info.arenaBytes);
+      if (!lowered)
+        return lowered.takeError();
+      (*lowered)->setDataLayout(llvmModule->getDataLayout());
+      (*lowered)->setTargetTriple(llvmModule->getTargetTriple());
+      if (llvm::Linker::linkModules(*llvmModule, std::move(*lowered)))
+        return llvm::createStringError("cannot link a specialization");
+      info.variants.push_back(std::move(variant));
+    }
+  }
   auto createTargetMachine = [&] {
     return target->createTargetMachine(options.targetOptions);
   };

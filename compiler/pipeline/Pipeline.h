@@ -40,6 +40,10 @@ struct CompileOptions {
   /// Write the weights to a file beside the library (`<output>.weights`,
   /// mapped by kiln_rt at load time) instead of into it.
   bool externalWeights = false;
+  /// The same model imported with static input dims (`--specialize`):
+  /// compiled beside the generic code into the same library, which runs the
+  /// first one whose dims a run's inputs have, the generic code otherwise.
+  std::vector<mlir::ModuleOp> specializations;
 };
 
 /// With `kiln compile -v`, prints "kiln: <phase> <seconds> s" to stderr

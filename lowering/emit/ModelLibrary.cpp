@@ -34,15 +34,14 @@ static Constant *makeI64Array(Module &m, ArrayRef<int64_t> values,
 /// Builds `i32 run(ptr buffers, ptr dims, ptr arena)`: for each tensor it
 /// passes (allocated, aligned, offset 0, sizes, row-major strides).
 static Function *buildRunWrapper(Module &m, Function *entry,
-                                 const ModelSignature &sig,
-                                 const ModelLibraryInfo &info) {
+                                 const ModelSignature &sig, bool takesArena,
+                                 uint64_t arenaBytes, StringRef name) {
   LLVMContext &ctx = m.getContext();
   auto *ptrTy = PointerType::get(ctx, 0);
   auto *i64 = Type::getInt64Ty(ctx);
   auto *i32 = Type::getInt32Ty(ctx);
   auto *fnTy = FunctionType::get(i32, {ptrTy, ptrTy, ptrTy}, false);
-  Function *run =
-      Function::Create(fnTy, GlobalValue::InternalLinkage, "kiln_run", m);
+  Function *run = Function::Create(fnTy, GlobalValue::InternalLinkage, name, m);
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", run));
   Value *buffers = run->getArg(0), *dims = run->getArg(1);
 
@@ -87,9 +86,9 @@ static Function *buildRunWrapper(Module &m, Function *entry,
     ++index;
     dimOffset += t.dims.size();
   }
-  if (info.entryTakesArena)
+  if (takesArena)
     addMemref(run->getArg(2),
-              {ConstantInt::get(i64, std::max<uint64_t>(info.arenaBytes, 1))});
+              {ConstantInt::get(i64, std::max<uint64_t>(arenaBytes, 1))});
   Value *results = b.CreateCall(entry, args);
 
   // Outputs sized at run time come back as memref descriptors (allocated,
@@ -127,22 +126,77 @@ static Function *buildRunWrapper(Module &m, Function *entry,
   return run;
 }
 
-Error addModelEntryPoints(Module &m, const ModelSignature &sig,
-                          const ModelLibraryInfo &info) {
-  Function *entry = m.getFunction(kEntryFunctionName);
+/// The entry function `name`, checked against the arguments `sig` implies.
+static Expected<Function *> findEntry(Module &m, StringRef name,
+                                      const ModelSignature &sig,
+                                      bool takesArena) {
+  Function *entry = m.getFunction(name);
   if (!entry)
-    return createStringError("lowered module has no entry function");
+    return createStringError("lowered module has no entry function " + name);
   size_t expected = 0;
   for (const auto *list : {&sig.inputs, &sig.outputs})
     for (const TensorSignature &t : *list)
       if (!t.sizedAtRunTime)
         expected += 3 + 2 * t.dims.size();
-  if (info.entryTakesArena)
+  if (takesArena)
     expected += 5;
   if (entry->arg_size() != expected)
     return createStringError(
         "entry function takes " + Twine(entry->arg_size()) +
         " arguments, the signature implies " + Twine(expected));
+  return entry;
+}
+
+/// `i32 kiln_run(buffers, dims, arena)` calling the first variant whose
+/// static input dims equal the run's, else `generic`.
+static Function *
+buildDispatch(Module &m, const ModelSignature &sig,
+              ArrayRef<std::pair<Function *, const ModelSignature *>> variants,
+              Function *generic) {
+  LLVMContext &ctx = m.getContext();
+  Function *run = Function::Create(generic->getFunctionType(),
+                                   GlobalValue::InternalLinkage, "kiln_run", m);
+  SmallVector<Value *> args(llvm::make_pointer_range(run->args()));
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", run));
+  auto *i64 = Type::getInt64Ty(ctx);
+  for (auto [wrapper, vsig] : variants) {
+    Value *match = b.getTrue();
+    int64_t offset = 0;
+    for (auto [in, vin] : llvm::zip(sig.inputs, vsig->inputs)) {
+      for (auto [d, extent] : llvm::enumerate(vin.dims))
+        if (in.dims[d] < 0 && extent >= 0) {
+          Value *dim = b.CreateLoad(
+              i64, b.CreateConstGEP1_64(i64, run->getArg(1), offset + d));
+          match = b.CreateAnd(
+              match, b.CreateICmpEQ(dim, ConstantInt::get(i64, extent)));
+        }
+      offset += in.dims.size();
+    }
+    BasicBlock *take = BasicBlock::Create(ctx, "specialized", run);
+    BasicBlock *next = BasicBlock::Create(ctx, "next", run);
+    b.CreateCondBr(match, take, next);
+    b.SetInsertPoint(take);
+    b.CreateRet(b.CreateCall(wrapper, args));
+    b.SetInsertPoint(next);
+  }
+  b.CreateRet(b.CreateCall(generic, args));
+  return run;
+}
+
+Error addModelEntryPoints(Module &m, const ModelSignature &sig,
+                          const ModelLibraryInfo &info) {
+  auto entry = findEntry(m, kEntryFunctionName, sig, info.entryTakesArena);
+  if (!entry)
+    return entry.takeError();
+  SmallVector<std::pair<Function *, const ModelSignature *>> variants;
+  for (const ModelVariant &v : info.variants) {
+    auto ventry = findEntry(m, v.entry, v.sig, v.entryTakesArena);
+    if (!ventry)
+      return ventry.takeError();
+    variants.push_back({buildRunWrapper(m, *ventry, v.sig, v.entryTakesArena,
+                                        info.arenaBytes, "kiln_run_" + v.entry),
+                        &v.sig});
+  }
 
   // Everything the compiler generated is private to the library.
   for (Function &f : m)
@@ -156,7 +210,11 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   auto *ptrTy = PointerType::get(ctx, 0);
   auto *i64 = Type::getInt64Ty(ctx);
   auto *i32 = Type::getInt32Ty(ctx);
-  Function *run = buildRunWrapper(m, entry, sig, info);
+  Function *run =
+      buildRunWrapper(m, *entry, sig, info.entryTakesArena, info.arenaBytes,
+                      variants.empty() ? "kiln_run" : "kiln_run_generic");
+  if (!variants.empty())
+    run = buildDispatch(m, sig, variants, run);
 
   auto *infoTy =
       StructType::create(ctx, {ptrTy, i32, i32, ptrTy}, "kiln_tensor_info");

@@ -32,6 +32,15 @@ struct KernelInfo {
   double nodeFlops = 0;
 };
 
+/// A specialization of the model for static input dims linked into the same
+/// library (`kiln compile --specialize`): its entry function, signature and
+/// whether that entry takes the arena.
+struct ModelVariant {
+  std::string entry;
+  ModelSignature sig;
+  bool entryTakesArena = false;
+};
+
 struct ModelLibraryInfo {
   std::string target;
   /// CPU compiled for and the CPU features kiln_rt checks at load time.
@@ -53,6 +62,9 @@ struct ModelLibraryInfo {
   /// functions the host code calls, by kiln_rt's names, in table order.
   std::string device;
   std::vector<std::string> deviceCalls;
+  /// Specializations: a run whose input dims equal one's static dims takes
+  /// its entry, any other the generic one. arenaBytes covers them all.
+  std::vector<ModelVariant> variants;
 };
 
 /// Name of the compiled graph function inside the library.
