@@ -65,7 +65,9 @@ RankedTensorType convertedType(const TypeConverter *c, Value v) {
 Value reshapeTo(OpBuilder &b, Location loc, Value src, RankedTensorType type,
                 ArrayRef<Value> sizes) {
   auto srcType = cast<RankedTensorType>(src.getType());
-  if (srcType == type)
+  // Equal static types are the same shape; equal dynamic ones need not be
+  // (a [?, ?, ?] Reshape of a [?, ?, ?] tensor moves extents around).
+  if (srcType == type && type.hasStaticShape())
     return src;
   if (!srcType.hasStaticShape() || !type.hasStaticShape()) {
     Value shape = tensor::FromElementsOp::create(

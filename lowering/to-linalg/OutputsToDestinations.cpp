@@ -57,7 +57,13 @@ struct OutputsToDestinationsPass
     unsigned nextArg = type.getNumInputs();
     for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
       if (keep.contains(i)) {
-        kept.push_back(value);
+        // A returned view (a slice, a reshape) would reach the caller as a
+        // memref.cast to the identity layout, which bufferization accepts
+        // whenever the dims are dynamic even if the view is not contiguous:
+        // the run hands back a copy of its own.
+        kept.push_back(bufferization::AllocTensorOp::create(
+            b, ret.getLoc(), cast<RankedTensorType>(value.getType()),
+            ValueRange{}, value));
         continue;
       }
       Value dest = body.addArgument(newInputs[nextArg++], fn.getLoc());

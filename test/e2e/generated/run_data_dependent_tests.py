@@ -5,7 +5,8 @@
         [--ort-dir build/ort] [--runtime-lib build/lib/libkiln_rt.so] [--filter RE] [--keep]
 
 Each case is a small model whose outputs are declared with fresh dim names (NonZero, Compress,
-Unique, TopK with K an input, NonMaxSuppression, Concat and Slice of dynamic inputs), with
+Unique, TopK with K an input, NonMaxSuppression, Concat, Reshape and Slice of dynamic
+inputs), with
 seeded random inputs, several input sets per case (different data and sizes). The
 reference is numpy (an independent implementation, e.g. a greedy NMS in Python), and ONNX
 Runtime must agree with it first. kiln compiles each model once and runs every input set
@@ -178,6 +179,35 @@ def cases():
               [vi("b", T.FLOAT, ["B", "N", 4]), vi("s", T.FLOAT, ["B", "C", "N"]),
                vi("m", T.INT64, [1]), vi("iou", T.FLOAT, [1]), vi("th", T.FLOAT, [1])],
               [ovi("y", T.INT64, 2)], opset=11), sets)
+
+    # A Reshape between two all-dynamic shapes of the same rank (the extents
+    # move: [n, 6] to [2n, 3]), and a product's column slice bounded by a
+    # computed extent (a view that is not contiguous) returned as it is.
+    sets = []
+    w = rng.standard_normal((4, 6)).astype(np.float32)
+    for n in (3, 5):
+        x = rng.standard_normal((n, 6)).astype(np.float32)
+        v = rng.standard_normal((n, 4)).astype(np.float32)
+        sets.append(([x, v], [x.reshape(2 * n, 3), (v.astype(np.float64) @ w)[:, :3]
+                              .astype(np.float32)]))
+    out["reshape_same_rank_and_strided_slice"] = (
+        model([helper.make_node("Shape", ["x"], ["sh"]),
+               helper.make_node("Gather", ["sh", "zero"], ["rows"], axis=0),
+               helper.make_node("Mul", ["rows", "two"], ["rows2"]),
+               helper.make_node("Concat", ["rows2", "three"], ["shape"], axis=0),
+               helper.make_node("Reshape", ["x", "shape"], ["y"]),
+               helper.make_node("MatMul", ["v", "w"], ["p"]),
+               helper.make_node("Shape", ["p"], ["psh"]),
+               helper.make_node("Gather", ["psh", "one"], ["cols"], axis=0),
+               helper.make_node("Div", ["cols", "two"], ["half"]),
+               helper.make_node("Slice", ["p", "zero", "half", "one"], ["z"])],
+              [vi("x", T.FLOAT, ["n", "c"]), vi("v", T.FLOAT, ["n", 4])],
+              [ovi("y", T.FLOAT, 2), ovi("z", T.FLOAT, 2)],
+              inits=[helper.make_tensor("zero", T.INT64, [1], [0]),
+                     helper.make_tensor("one", T.INT64, [1], [1]),
+                     helper.make_tensor("two", T.INT64, [1], [2]),
+                     helper.make_tensor("three", T.INT64, [1], [3]),
+                     helper.make_tensor("w", T.FLOAT, [4, 6], w.ravel().tolist())]), sets)
 
     # Extents computed from input dims: a concatenation and a data-bounded slice.
     sets = []

@@ -212,3 +212,15 @@ func.func @resize_cubic(%x: tensor<1x1x4x4xf32>, %s: tensor<4xf32>) -> tensor<1x
   %0 = kiln_graph.Resize %x, %n, %s, %n {mode = "cubic"} : (tensor<1x1x4x4xf32>, none, tensor<4xf32>, none) -> tensor<1x1x8x8xf32>
   return %0 : tensor<1x1x8x8xf32>
 }
+
+// -----
+
+// Reshape between two all-dynamic types of the same rank still reshapes:
+// the extents come from the shape operand at run time.
+// CHECK-LABEL: func.func @reshape_dynamic_same_type
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %{{.*}}, %{{.*}}, %{{.*}} : tensor<3xindex>
+// CHECK: tensor.reshape %arg0(%[[SHAPE]]) : (tensor<?x?x?xf32>, tensor<3xindex>) -> tensor<?x?x?xf32>
+func.func @reshape_dynamic_same_type(%x: tensor<?x?x?xf32>, %s: tensor<3xi64>) -> tensor<?x?x?xf32> {
+  %0 = kiln_graph.Reshape %x, %s : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}
