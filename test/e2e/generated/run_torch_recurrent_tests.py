@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""torch-exported recurrent models through kiln, checked against ONNX Runtime and torch.
+"""torch-exported recurrent models (and a TransformerEncoder) through kiln, checked against
+ONNX Runtime and torch.
 
     /usr/bin/python3 test/e2e/generated/run_torch_recurrent_tests.py --kiln build/bin/kiln
         [--ort-dir build/ort] [--tol 1e-4] [--keep]
@@ -40,6 +41,11 @@ CASES = {
     # branches read outer values (then: h * 2 + x's last step mean, else: h - 1).
     "lstm_then_if": ("LSTM+If", dict(input_size=5, hidden_size=7), [(3, 2, 5), (3, 2, 5)],
                      False),
+    # Not recurrent, but exported the same way with a dynamic batch and sequence
+    # length: attention reshapes its heads with extents computed at run time.
+    "transformer_encoder_dynamic_seq": (
+        "TransformerEncoder", dict(d_model=32, nhead=4, dim_feedforward=64, num_layers=2),
+        [(1, 7, 32), (2, 13, 32)], True),
 }
 
 
@@ -71,6 +77,16 @@ def add_if(path, hidden):
 def export(kind, kwargs, shape, dynamic, path):
     import torch
     torch.manual_seed(SEED)
+    if kind == "TransformerEncoder":
+        args = dict(kwargs)
+        layers = args.pop("num_layers")
+        module = torch.nn.TransformerEncoder(
+            torch.nn.TransformerEncoderLayer(dropout=0.0, batch_first=True, **args), layers,
+            enable_nested_tensor=False).eval()
+        torch.onnx.export(module, (torch.randn(*shape),), path, input_names=["x"],
+                          output_names=["y"], opset_version=14,
+                          dynamic_axes={"x": {0: "batch", 1: "seq"}})
+        return module
     with_if = kind == "LSTM+If"
     kind = "LSTM" if with_if else kind
     module = getattr(torch.nn, kind)(**kwargs).eval()
@@ -123,9 +139,10 @@ def main():
             xin = os.path.join(work, f"x{k}.npy")
             np.save(xin, x)
             with torch.no_grad():
+                out = module(torch.from_numpy(x))
                 ref = [t.numpy() for t in
-                       (lambda o: [o[0]] + (list(o[1]) if isinstance(o[1], tuple)
-                                            else [o[1]]))(module(torch.from_numpy(x)))]
+                       ([out] if isinstance(out, torch.Tensor) else
+                        [out[0]] + (list(out[1]) if isinstance(out[1], tuple) else [out[1]]))]
             rr, ort_paths = e2e.ort_run(model_path, [xin], os.path.join(work, f"ort{k}"),
                                         ort_dir=args.ort_dir,
                                         extra=["--opt-level", "disabled"])
