@@ -8,7 +8,6 @@ through kiln and compares. The scripts only describe their cases and references.
 import argparse
 import os
 import re
-import shutil
 import sys
 import tempfile
 
@@ -128,9 +127,4 @@ def main(doc, prefix, cases, check_case):
             print(f"{'PASS' if ok else 'FAIL'} {name} [{label}]: {msg}", flush=True)
             passed += ok
             failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    if args.keep:
-        print(f"work dir: {root}")
-    else:
-        shutil.rmtree(root, ignore_errors=True)
-    return 1 if failed or not passed else 0
+    return e2e.finish(passed, failed, root, args.keep)

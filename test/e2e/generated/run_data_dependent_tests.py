@@ -18,7 +18,6 @@ Prints one line per case and input set and `N passed, N failed`.
 import argparse
 import os
 import re
-import shutil
 import sys
 import tempfile
 
@@ -317,12 +316,7 @@ def main():
             print(f"{'PASS' if ok else 'FAIL'} {label}: {msg}", flush=True)
             passed += ok
             failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    if args.keep:
-        print(f"work dir: {root}")
-    else:
-        shutil.rmtree(root, ignore_errors=True)
-    return 1 if failed or not passed else 0
+    return e2e.finish(passed, failed, root, args.keep)
 
 
 if __name__ == "__main__":

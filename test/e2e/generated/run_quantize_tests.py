@@ -23,7 +23,6 @@ Prints one line per case and `N passed, N failed`.
 
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 
@@ -176,12 +175,7 @@ def main():
                            f"{fp32_worst:.3g}, top-1 {top1}/{len(evals)}"), flush=True)
                 passed += ok
                 failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    if args.keep:
-        print(f"work dir: {root}")
-    else:
-        shutil.rmtree(root, ignore_errors=True)
-    return 0 if failed == 0 and passed > 0 else 1
+    return e2e.finish(passed, failed, root, args.keep)
 
 
 if __name__ == "__main__":

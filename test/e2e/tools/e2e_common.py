@@ -7,6 +7,7 @@ Needs numpy; onnx only for .pb tensors.
 
 import os
 import re
+import shutil
 import subprocess
 
 import numpy as np
@@ -174,6 +175,17 @@ def ort_run(model, inputs, output_dir, ort_dir=None, threads=None, extra=(), tim
             if len(f) >= 6 and f[0] == "output":
                 outputs.append(f[-1])
     return r, outputs
+
+
+def finish(passed, failed, work_root, keep):
+    """Prints `N passed, N failed`, removes `work_root` unless `keep` (then says where it
+    is) and returns the exit status: 0 iff something passed and nothing failed."""
+    print(f"{passed} passed, {failed} failed")
+    if keep:
+        print(f"work dir: {work_root}")
+    else:
+        shutil.rmtree(work_root, ignore_errors=True)
+    return 1 if failed or not passed else 0
 
 
 def supported_ops(kiln, timeout=60):
