@@ -4,10 +4,12 @@
     /usr/bin/python3 bench/dynamic_shapes_bench.py [--kiln build/bin/kiln]
         [--ort-dir build/ort] [--threads 1] [--iters 10] [--repeats 3] [--work-dir DIR]
 
-For the PP-OCR recogniser as shipped (input ?x3x48x?) at widths 160, 320 and 640, and the
-detector (?x3x?x?) at 320x320: kiln's library compiled from the file as is (generic code
-for every size), the same with `--specialize` for widths 320 and 640 and the detector's
-320x320 (one library: those sizes take specialized code, others the generic code), a
+For the PP-OCR recogniser as shipped (input ?x3x48x?) at widths 160, 320 and 640, the
+detector (?x3x?x?) at 320x320 and a torch TransformerEncoder exported with a dynamic batch
+and sequence length at 128 and 200 tokens: kiln's library compiled from the file as is
+(generic code for every size), the same with `--specialize` for widths 320 and 640, the
+detector's 320x320 and 128 tokens (one library: those sizes take specialized code, others
+the generic code), a
 library compiled for the size alone (`--input-shape`), and ONNX Runtime on the same file
 and input. Times are medians of --repeats interleaved rounds of --iters runs (kiln through
 kiln_rt's Python loader, ORT through ort_run.js --bench), at --threads threads.
@@ -33,7 +35,22 @@ CASES = [
                                     "x=1x3x48x640"],
      [(1, 3, 48, 160), (1, 3, 48, 320), (1, 3, 48, 640)]),
     ("ch_PP-OCRv4_det_infer.onnx", ["--specialize", "x=1x3x320x320"], [(1, 3, 320, 320)]),
+    # Exported here (seeded weights): 2 layers, d_model 256, 4 heads, dynamic batch and
+    # sequence length.
+    ("transformer_encoder.onnx", ["--specialize", "x=1x128x256"],
+     [(1, 128, 256), (1, 200, 256)]),
 ]
+
+
+def export_transformer(path):
+    import torch
+    torch.manual_seed(0)
+    enc = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True), 2,
+        enable_nested_tensor=False).eval()
+    torch.onnx.export(enc, (torch.randn(1, 128, 256),), path, opset_version=14,
+                      input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "batch", 1: "seq"}})
 
 
 def kiln_ms(lib, x, threads, iters):
@@ -81,6 +98,9 @@ def main():
     rows = []
     for name, spec_flags, shapes in CASES:
         model = os.path.join(MODELS, name)
+        if name == "transformer_encoder.onnx":
+            model = os.path.join(work, name)
+            export_transformer(model)
         stem = os.path.join(work, name.split(".")[0])
         libs = {"generic": (stem + ".generic.so", []),
                 "specialized": (stem + ".specialized.so", spec_flags)}

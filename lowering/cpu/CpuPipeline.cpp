@@ -18,6 +18,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createCollapseElementwiseDims());
+  // Products over a run-time number of rows: static blocks of rows.
+  pm.addNestedPass<func::FuncOp>(createBlockDynamicRows());
   // Every schedule decision, on tensors: the convolution paths and the
   // tiles of the ops that exist now.
   pm.addNestedPass<func::FuncOp>(createSelectSchedule(options));

@@ -82,6 +82,26 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
   let dependentDialects = ["kiln::kernel::KernelDialect"];
 }
 
+def BlockDynamicRows : Pass<"kiln-cpu-block-dynamic-rows", "mlir::func::FuncOp"> {
+  let summary = "Matrix products with a dynamic row count as static row blocks";
+  let description = [{
+    On tensors: a linalg.matmul whose M (rows) is dynamic and whose K and N
+    are static (a sequence length or batch times tokens by a weight) becomes
+    a loop over whole blocks of `block-rows` rows, each a static product
+    that the register-tiled kernel takes, plus one product for the remaining
+    rows (dynamic, fewer than a block). Without it the whole product runs
+    scalar loops.
+  }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", "64",
+           "Rows per static block">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def CollapseElementwiseDims
     : Pass<"kiln-cpu-collapse-elementwise-dims", "mlir::func::FuncOp"> {
   let summary = "Merge the loops every operand of an elementwise op reads contiguously";

@@ -208,6 +208,18 @@ def cases():
                      helper.make_tensor("three", T.INT64, [1], [3]),
                      helper.make_tensor("w", T.FLOAT, [4, 6], w.ravel().tolist())]), sets)
 
+    # A product over a run-time number of rows: whole static blocks of rows
+    # and a remainder (150 = 2 x 64 + 22), exactly one block, fewer than one.
+    sets = []
+    wm = rng.standard_normal((48, 40)).astype(np.float32)
+    for n in (150, 64, 5):
+        x = rng.standard_normal((n, 48)).astype(np.float32)
+        sets.append(([x], [(x.astype(np.float64) @ wm).astype(np.float32)]))
+    out["matmul_dynamic_rows"] = (
+        model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+              [vi("x", T.FLOAT, ["n", 48])], [ovi("y", T.FLOAT, 2)],
+              inits=[helper.make_tensor("w", T.FLOAT, [48, 40], wm.ravel().tolist())]), sets)
+
     # Extents computed from input dims: a concatenation and a data-bounded slice.
     sets = []
     for n in (3, 8):
