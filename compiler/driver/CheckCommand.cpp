@@ -63,18 +63,9 @@ static int runCheck() {
   auto module = loadModel(*ctx, checkModel);
   if (failed(module))
     return 1;
-  CompileOptions options;
-  options.target = "x86_64";
-  options.targetOptions.cpu = "native";
-  options.outputPath = std::string(refPath);
-  options.headerPath = std::string(refPath) + ".h";
-  llvm::Error err = compileModelLibrary(**module, options);
-  llvm::sys::fs::remove(options.headerPath);
-  if (err) {
-    llvm::sys::fs::remove(refPath);
-    return fail(checkModel +
-                " (fp32 reference): " + llvm::toString(std::move(err)));
-  }
+  std::string err = compileForThisMachine(**module, std::string(refPath));
+  if (!err.empty())
+    return fail(checkModel + " (fp32 reference): " + err);
   ModelPtr ref, lib;
   ContextPtr refCtx, libCtx;
   int rc = openLibrary(std::string(refPath), ref, refCtx);

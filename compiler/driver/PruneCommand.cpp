@@ -1,14 +1,11 @@
 //===- PruneCommand.cpp - kiln prune --------------------------------------===//
 
 #include "compiler/driver/Commands.h"
+#include "compiler/driver/OnnxFiles.h"
 #include "compiler/pruning/WeightPruning.h"
 
 #include "onnx/onnx_pb.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <climits>
 #include <cstdio>
 
 namespace cl = llvm::cl;
@@ -39,12 +36,6 @@ static cl::opt<int64_t>
                 cl::sub(pruneSub),
                 cl::desc("Leave weights with fewer elements dense"));
 
-static std::string defaultOutput(llvm::StringRef input) {
-  llvm::StringRef stem = input;
-  stem.consume_back(".onnx");
-  return (stem + ".pruned.onnx").str();
-}
-
 static int runPrune() {
   PruneOptions options;
   std::string error;
@@ -58,32 +49,19 @@ static int runPrune() {
     return fail("--sparsity: must be in [0, 1)");
   options.minElements = minElements;
 
-  auto buffer = llvm::MemoryBuffer::getFile(pruneInput);
-  if (!buffer)
-    return fail("cannot read " + pruneInput + ": " +
-                buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
   onnx::ModelProto model;
-  if (bytes.size() > size_t(INT_MAX) ||
-      !model.ParseFromArray(bytes.data(), int(bytes.size())))
-    return fail(pruneInput + ": not a valid ONNX model");
+  if (int rc = readOnnxModel(pruneInput, model))
+    return rc;
   std::vector<PrunedTensor> report;
   if (!pruneModel(model, options, report, error))
     return fail(pruneInput + ": " + error);
 
-  std::string out = pruneOutput.empty() ? defaultOutput(pruneInput)
-                                        : std::string(pruneOutput);
-  std::string serialized;
-  if (!model.SerializeToString(&serialized))
-    return fail("cannot serialize the pruned model (over 2 GiB?)");
-  std::error_code ec;
-  llvm::raw_fd_ostream os(out, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return fail("cannot write " + out + ": " + ec.message());
-  os << serialized;
-  os.close();
-  if (os.has_error())
-    return fail("cannot write " + out + ": " + os.error().message());
+  std::string out = pruneOutput.empty()
+                        ? derivedModelPath(pruneInput, ".pruned.onnx")
+                        : std::string(pruneOutput);
+  std::string err = writeOnnxModel(model, out);
+  if (!err.empty())
+    return fail(err);
 
   int64_t zeros = 0, total = 0;
   std::printf("%-28s %-20s %-7s %12s %9s\n", "weight", "node", "op", "elements",

@@ -10,17 +10,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Commands.h"
+#include "compiler/driver/OnnxFiles.h"
 #include "compiler/driver/Samples.h"
 #include "compiler/driver/TensorIO.h"
 #include "compiler/quantization/PostTrainingQuantization.h"
 
 #include "onnx/onnx_pb.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -57,27 +55,6 @@ static cl::opt<bool>
                cl::desc("One weight scale per output channel (else one per "
                         "weight tensor)"));
 
-static std::string defaultOutput(llvm::StringRef input) {
-  llvm::StringRef stem = input;
-  stem.consume_back(".onnx");
-  return (stem + ".int8.onnx").str();
-}
-
-/// Writes `model` to `path`; an error message or "".
-static std::string writeModel(const onnx::ModelProto &model,
-                              const std::string &path) {
-  std::string bytes;
-  if (!model.SerializeToString(&bytes))
-    return "cannot serialize the model (over 2 GiB?)";
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (!ec)
-    os << bytes;
-  if (ec || os.has_error())
-    return "cannot write " + path + ": " + (ec ? ec : os.error()).message();
-  return "";
-}
-
 /// Compiles `model` (fp32, this machine) into a temporary library beside
 /// `near` (so that external weights resolve); its path in `so`.
 static int compileCalibrationModel(const onnx::ModelProto &model,
@@ -91,7 +68,7 @@ static int compileCalibrationModel(const onnx::ModelProto &model,
           dir + "/.kiln-calibration-%%%%%%.onnx", onnxPath))
     return fail("cannot create a file in " + std::string(dir) + ": " +
                 ec.message());
-  std::string err = writeModel(model, std::string(onnxPath));
+  std::string err = writeOnnxModel(model, std::string(onnxPath));
   if (err.empty()) {
     if (auto ec = llvm::sys::fs::createTemporaryFile("kiln-calibration", "so",
                                                      soPath))
@@ -106,18 +83,9 @@ static int compileCalibrationModel(const onnx::ModelProto &model,
   llvm::sys::fs::remove(onnxPath);
   if (failed(module))
     return 1;
-  CompileOptions options;
-  options.target = "x86_64";
-  options.targetOptions.cpu = "native";
-  options.outputPath = std::string(soPath);
-  options.headerPath = std::string(soPath) + ".h";
-  llvm::Error error = compileModelLibrary(**module, options);
-  llvm::sys::fs::remove(options.headerPath);
-  if (error) {
-    llvm::sys::fs::remove(soPath);
-    return fail(quantizeInput +
-                " (calibration): " + llvm::toString(std::move(error)));
-  }
+  err = compileForThisMachine(**module, std::string(soPath));
+  if (!err.empty())
+    return fail(quantizeInput + " (calibration): " + err);
   so = std::string(soPath);
   return 0;
 }
@@ -132,15 +100,9 @@ static int runQuantize() {
   options.percentile = percentile;
   options.perChannel = perChannel;
 
-  auto buffer = llvm::MemoryBuffer::getFile(quantizeInput);
-  if (!buffer)
-    return fail("cannot read " + quantizeInput + ": " +
-                buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
   onnx::ModelProto model;
-  if (bytes.size() > size_t(INT_MAX) ||
-      !model.ParseFromArray(bytes.data(), int(bytes.size())))
-    return fail(quantizeInput + ": not a valid ONNX model");
+  if (int rc = readOnnxModel(quantizeInput, model))
+    return rc;
   std::vector<std::string> tensors = findCalibrationTensors(model);
   if (tensors.empty())
     return fail(quantizeInput + ": no Conv, MatMul or Gemm node with a "
@@ -194,9 +156,10 @@ static int runQuantize() {
   std::vector<QuantizedNode> report;
   if (!quantizeModel(model, ranges, options, report, why))
     return fail(quantizeInput + ": " + why);
-  std::string out = quantizeOutput.empty() ? defaultOutput(quantizeInput)
-                                           : std::string(quantizeOutput);
-  std::string err = writeModel(model, out);
+  std::string out = quantizeOutput.empty()
+                        ? derivedModelPath(quantizeInput, ".int8.onnx")
+                        : std::string(quantizeOutput);
+  std::string err = writeOnnxModel(model, out);
   if (!err.empty())
     return fail(err);
 

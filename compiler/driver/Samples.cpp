@@ -70,6 +70,21 @@ bool runSample(kiln_context *ctx, const kiln_model *m,
   return runModel(ctx, t, err);
 }
 
+std::string compileForThisMachine(mlir::ModuleOp module,
+                                  const std::string &soPath) {
+  CompileOptions options;
+  options.target = "x86_64";
+  options.targetOptions.cpu = "native";
+  options.outputPath = soPath;
+  options.headerPath = soPath + ".h";
+  llvm::Error err = compileModelLibrary(module, options);
+  llvm::sys::fs::remove(options.headerPath);
+  if (!err)
+    return "";
+  llvm::sys::fs::remove(soPath);
+  return llvm::toString(std::move(err));
+}
+
 int openLibrary(const std::string &path, ModelPtr &model, ContextPtr &ctx) {
   kiln_model *m = nullptr;
   if (kiln_model_load(path.c_str(), &m) != KILN_STATUS_OK)

@@ -10,6 +10,8 @@
 
 #include "compiler/driver/Profile.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include <string>
 #include <vector>
 
@@ -29,6 +31,13 @@ bool listSamples(const std::string &dir, int64_t numInputs,
 bool runSample(kiln_context *ctx, const kiln_model *m,
                const std::vector<std::string> &files, RunTensors &t,
                std::string &err);
+
+/// Compiles `module` in fp32 for this machine (`--cpu native`) into the
+/// library `soPath` (no header kept): the reference `kiln check` compares
+/// with, and the model `kiln quantize` calibrates. "" or the error; a failed
+/// library is removed.
+std::string compileForThisMachine(mlir::ModuleOp module,
+                                  const std::string &soPath);
 
 /// Loads the library at `path` with one context; 0, or the exit code
 /// after printing why.
