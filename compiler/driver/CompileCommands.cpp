@@ -527,18 +527,7 @@ static int runTargets() {
 /// will say them.
 static std::string describeTensor(const TensorSignature &t,
                                   const ModelSignature &sig) {
-  std::string s = std::string(kiln_dtype_name(t.dtype)) + " [";
-  for (auto [d, extent] : llvm::enumerate(t.dims)) {
-    if (d)
-      s += ", ";
-    if (extent >= 0)
-      s += std::to_string(extent);
-    else if (extent == KILN_DIM_AT_RUN_TIME)
-      s += "(run time)";
-    else
-      s += sig.symbols[-extent - 1];
-  }
-  return s + "]";
+  return std::string(kiln_dtype_name(t.dtype)) + " " + formatDims(t, sig);
 }
 
 int inspectOnnx(const std::string &path) {

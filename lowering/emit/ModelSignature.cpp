@@ -13,6 +13,21 @@ using namespace mlir;
 
 namespace kiln {
 
+std::string formatDims(const TensorSignature &t, const ModelSignature &sig) {
+  std::string s = "[";
+  for (auto [d, extent] : llvm::enumerate(t.dims)) {
+    if (d)
+      s += ", ";
+    if (extent >= 0)
+      s += std::to_string(extent);
+    else if (extent == KILN_DIM_AT_RUN_TIME)
+      s += "(run time)";
+    else
+      s += sig.symbols[-extent - 1];
+  }
+  return s + "]";
+}
+
 std::string sanitizeIdentifier(llvm::StringRef name) {
   std::string out;
   for (char c : name)

@@ -47,6 +47,10 @@ llvm::Expected<ModelSignature> extractModelSignature(mlir::func::FuncOp entry);
 llvm::SmallVector<int64_t> checkOutputTies(mlir::func::FuncOp entry,
                                            ModelSignature &sig);
 
+/// "[N, 3, (run time)]": `t`'s dims with symbols by name, as the header and
+/// `kiln inspect` print them.
+std::string formatDims(const TensorSignature &t, const ModelSignature &sig);
+
 /// Turns any string into a C identifier (used for names in the header).
 std::string sanitizeIdentifier(llvm::StringRef name);
 

@@ -357,18 +357,8 @@ Error writeModelHeader(const ModelSignature &sig, const ModelLibraryInfo &info,
     for (auto [i, t] : llvm::enumerate(tensors)) {
       std::string p =
           prefix + "_" + StringRef(role).upper() + "_" + std::to_string(i);
-      os << "/* " << role << " " << i << ": \"" << t.name << "\" [";
-      for (auto [d, extent] : llvm::enumerate(t.dims)) {
-        if (d)
-          os << ", ";
-        if (extent >= 0)
-          os << extent;
-        else if (extent == KILN_DIM_AT_RUN_TIME)
-          os << "(run time)";
-        else
-          os << sig.symbols[-extent - 1];
-      }
-      os << "] */\n"
+      os << "/* " << role << " " << i << ": \"" << t.name << "\" "
+         << formatDims(t, sig) << " */\n"
          << "#define " << p << "_NAME \"" << t.name << "\"\n"
          << "#define " << p << "_DTYPE " << dtypeMacro(t.dtype) << "\n"
          << "#define " << p << "_RANK " << t.dims.size() << "\n";
