@@ -240,6 +240,31 @@ describeModelSignature(ModuleOp module, const CompileOptions &options) {
   return lowerToLinalg(module, options, *target, runTimeOutputs);
 }
 
+/// From linalg on tensors to the LLVM dialect: outputs into caller buffers
+/// (but for `runTimeOutputs`, which the run allocates), then the target's
+/// pipeline.
+static llvm::Error lowerToLLVMDialect(ModuleOp module,
+                                      const CompileOptions &options,
+                                      const TargetBackend &target,
+                                      ArrayRef<int64_t> runTimeOutputs) {
+  if (!runTimeOutputs.empty())
+    module.lookupSymbol<func::FuncOp>(kEntryFunctionName)
+        ->setAttr(kRunTimeOutputsAttr,
+                  DenseI64ArrayAttr::get(module.getContext(), runTimeOutputs));
+  OpPassManager destinationPm("builtin.module");
+  destinationPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
+  if (auto err = runPasses(module, destinationPm, "lowering to linalg",
+                           options.dumpIR, false, options.verbose))
+    return err;
+  DialectRegistry targetDialects;
+  target.appendDialectRegistry(targetDialects);
+  module.getContext()->appendDialectRegistry(targetDialects);
+  OpPassManager targetPm("builtin.module");
+  target.buildLoweringPipeline(targetPm, options.targetOptions);
+  return runPasses(module, targetPm, "code generation", options.dumpIR,
+                   options.remarks, options.verbose);
+}
+
 /// A specialization: `module` lowered like the generic one, its outputs
 /// sized at run time where the generic library's are (one ABI for both),
 /// translated into `llvmCtx` with its entry renamed to `entryName` and
@@ -264,15 +289,7 @@ lowerSpecialization(ModuleOp module, const CompileOptions &options,
           "' would be sized at run time only in the specialization");
   for (int64_t i : runTimeOutputs)
     sig->outputs[i].sizedAtRunTime = true;
-  auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
-  if (!runTimeOutputs.empty())
-    entry->setAttr(kRunTimeOutputsAttr,
-                   DenseI64ArrayAttr::get(module.getContext(), runTimeOutputs));
-  OpPassManager pm("builtin.module");
-  pm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
-  target.buildLoweringPipeline(pm, options.targetOptions);
-  if (auto err = runPasses(module, pm, "code generation", options.dumpIR,
-                           options.remarks, options.verbose))
+  if (auto err = lowerToLLVMDialect(module, options, target, runTimeOutputs))
     return std::move(err);
   flattenConstantGlobals(module);
   std::unique_ptr<llvm::Module> llvmModule =
@@ -308,7 +325,6 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   auto sig = lowerToLinalg(module, options, *target, runTimeOutputs);
   if (!sig)
     return sig.takeError();
-  auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
   if (!runTimeOutputs.empty() &&
       !target->getDevice(options.targetOptions).empty())
     return llvm::createStringError(
@@ -318,21 +334,7 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
         target->getName().str() +
         "' does not support such outputs yet: compile for a CPU target, or "
         "fix the input dims with --input-shape");
-  if (!runTimeOutputs.empty())
-    entry->setAttr(kRunTimeOutputsAttr,
-                   DenseI64ArrayAttr::get(module.getContext(), runTimeOutputs));
-  OpPassManager destinationPm("builtin.module");
-  destinationPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
-  if (auto err = runPasses(module, destinationPm, "lowering to linalg",
-                           options.dumpIR, false, options.verbose))
-    return err;
-  DialectRegistry targetDialects;
-  target->appendDialectRegistry(targetDialects);
-  module.getContext()->appendDialectRegistry(targetDialects);
-  OpPassManager targetPm("builtin.module");
-  target->buildLoweringPipeline(targetPm, options.targetOptions);
-  if (auto err = runPasses(module, targetPm, "code generation", options.dumpIR,
-                           options.remarks, options.verbose))
+  if (auto err = lowerToLLVMDialect(module, options, *target, runTimeOutputs))
     return err;
   if (options.dumpIR)
     module->print(llvm::errs() << "// ---- LLVM dialect\n");
