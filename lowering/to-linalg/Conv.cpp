@@ -203,11 +203,10 @@ template <typename OpT> struct ConvLowering : OpConversionPattern<OpT> {
         this->getTypeConverter()->convertType(op.getType()));
     // Channels computed at run time (a Reshape before the Conv) are the
     // weight's.
-    if (xt && wt && xt.getRank() >= 2 && xt.isDynamicDim(1) &&
-        wt.hasStaticShape()) {
-      SmallVector<int64_t> shape(xt.getShape());
-      shape[1] = wt.getDimSize(1) * op.getGroup();
-      x = tensor::CastOp::create(rewriter, loc, xt.clone(shape), x);
+    if (xt && wt && xt.getRank() >= 2 && wt.hasStaticShape()) {
+      SmallVector<int64_t> known(xt.getRank(), ShapedType::kDynamic);
+      known[1] = wt.getDimSize(1) * op.getGroup();
+      x = refineDims(rewriter, loc, x, known);
       xt = cast<RankedTensorType>(x.getType());
     }
     if (failed(checkConvTypes(xt, wt, yt, /*dynamicSpatial=*/true)))

@@ -282,12 +282,11 @@ struct SqueezeLowering : OpConversionPattern<g::SqueezeOp> {
       return rewriter.notifyMatchFailure(op, "needs constant axes");
     }
     // Squeezed dims of unknown extent are 1 by contract.
-    SmallVector<int64_t> unit(in.getShape());
+    SmallVector<int64_t> unit(r, ShapedType::kDynamic);
     for (int64_t i = 0; i < r; ++i)
       if (!kept[i])
         unit[i] = 1;
-    if (unit != in.getShape())
-      x = tensor::CastOp::create(rewriter, op.getLoc(), in.clone(unit), x);
+    x = refineDims(rewriter, op.getLoc(), x, unit);
     rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, x,
                                                          unitDimGroups(kept));
     return success();
@@ -345,12 +344,10 @@ struct TransposeLowering : OpConversionPattern<g::TransposeOp> {
     Location loc = op.getLoc();
     // A declared (value_info) result type can be more static than the
     // input's inferred one: the input takes those extents too.
-    SmallVector<int64_t> inShape(in.getShape());
+    SmallVector<int64_t> known(in.getRank(), ShapedType::kDynamic);
     for (int64_t i = 0; i < type.getRank(); ++i)
-      if (in.isDynamicDim(perm[i]))
-        inShape[perm[i]] = type.getDimSize(i);
-    if (inShape != in.getShape())
-      x = tensor::CastOp::create(rewriter, loc, in.clone(inShape), x);
+      known[perm[i]] = type.getDimSize(i);
+    x = refineDims(rewriter, loc, x, known);
     SmallVector<Value> dyn;
     for (int64_t i = 0; i < type.getRank(); ++i)
       if (type.isDynamicDim(i))

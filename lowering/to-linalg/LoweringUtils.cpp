@@ -160,4 +160,19 @@ SmallVector<Value, 4> cubicWeights(OpBuilder &b, Location loc, Value t,
   return {far(add(t, c(1))), near(t), near(u), far(add(u, c(1)))};
 }
 
+/// `v` cast to a type whose dynamic dims take the static extents in
+/// `known` (kDynamic: unknown there too).
+Value refineDims(OpBuilder &b, Location l, Value v, ArrayRef<int64_t> known) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() != int64_t(known.size()))
+    return v;
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [i, k] : llvm::enumerate(known))
+    if (ShapedType::isDynamic(shape[i]))
+      shape[i] = k;
+  if (shape == type.getShape())
+    return v;
+  return tensor::CastOp::create(b, l, type.clone(shape), v);
+}
+
 } // namespace kiln

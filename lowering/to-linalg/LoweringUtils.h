@@ -78,6 +78,12 @@ mlir::Value createElementCount(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value src, llvm::ArrayRef<int64_t> dims,
                                mlir::Type elt);
 
+/// `v` cast to a type whose dynamic dims take the static extents in `known`
+/// (kDynamic: unknown there too); `v` itself when nothing changes. For
+/// extents a shape computed at run time hid but an operand's type knows.
+mlir::Value refineDims(mlir::OpBuilder &b, mlir::Location l, mlir::Value v,
+                       llvm::ArrayRef<int64_t> known);
+
 } // namespace kiln
 
 #endif // KILN_LOWERING_TOLINALG_LOWERINGUTILS_H

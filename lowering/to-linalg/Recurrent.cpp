@@ -139,21 +139,6 @@ Value dimOf(OpBuilder &b, Location l, Value t, int64_t i) {
   return tensor::DimOp::create(b, l, t, i);
 }
 
-/// `v` cast to a type whose dynamic dims take the static extents in
-/// `known` (kDynamic: unknown there too).
-Value refineDims(OpBuilder &b, Location l, Value v, ArrayRef<int64_t> known) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getRank() != int64_t(known.size()))
-    return v;
-  SmallVector<int64_t> shape(type.getShape());
-  for (auto [i, k] : llvm::enumerate(known))
-    if (ShapedType::isDynamic(shape[i]))
-      shape[i] = k;
-  if (shape == type.getShape())
-    return v;
-  return tensor::CastOp::create(b, l, type.clone(shape), v);
-}
-
 Value zeros(OpBuilder &b, Location l, ArrayRef<int64_t> shape,
             ValueRange dynSizes, Type elt) {
   Value e = tensor::EmptyOp::create(b, l, shape, elt, dynSizes);
