@@ -96,9 +96,11 @@ llvm::Expected<std::vector<Task>> extractTasks(ModuleOp module,
     return llvm::createStringError("unknown target '" + options.target + "'");
   OwningOpRef<ModuleOp> graph(cast<ModuleOp>(module->clone()));
   OpPassManager graphPm("builtin.module");
-  buildGraphPipeline(graphPm, options.convLayout.empty()
-                                  ? target->getPreferredConvLayout()
-                                  : llvm::StringRef(options.convLayout));
+  buildGraphPipeline(graphPm,
+                     options.convLayout.empty()
+                         ? target->getPreferredConvLayout()
+                         : llvm::StringRef(options.convLayout),
+                     target->getInt8DotBits(options.targetOptions) > 0);
   if (auto err = runPipeline(*graph, graphPm, "graph optimization"))
     return std::move(err);
   OwningOpRef<ModuleOp> linalg(cast<ModuleOp>(graph->clone()));

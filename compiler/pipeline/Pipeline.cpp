@@ -34,7 +34,8 @@ using namespace mlir;
 
 namespace kiln {
 
-void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout) {
+void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout,
+                        bool integerContractions) {
   pm.addPass(createCanonicalizerPass());
   // Weight preprocessing first, so BatchNormalization sees constant weights.
   pm.addNestedPass<func::FuncOp>(createFoldConstants());
@@ -42,6 +43,8 @@ void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout) {
   pm.addNestedPass<func::FuncOp>(createRefineShapes());
   // Activations and biases join the contraction before them.
   pm.addNestedPass<func::FuncOp>(createFuseEpilogue());
+  if (integerContractions)
+    pm.addNestedPass<func::FuncOp>(createFuseQuantizedContractions());
   pm.addNestedPass<func::FuncOp>(createConvertLayout({convLayout.str()}));
   pm.addPass(createCSEPass());
 }
@@ -204,9 +207,11 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
   // Graph passes first: folding shape computations can make the graph's
   // output shapes static, and the library's signature must say so.
   OpPassManager graphPm("builtin.module");
-  buildGraphPipeline(graphPm, options.convLayout.empty()
-                                  ? target.getPreferredConvLayout()
-                                  : llvm::StringRef(options.convLayout));
+  buildGraphPipeline(graphPm,
+                     options.convLayout.empty()
+                         ? target.getPreferredConvLayout()
+                         : llvm::StringRef(options.convLayout),
+                     target.getInt8DotBits(options.targetOptions) > 0);
   if (options.targetOptions.profile)
     graphPm.addPass(createAnnotateProfile());
   if (auto err = runPasses(module, graphPm, "graph optimization",

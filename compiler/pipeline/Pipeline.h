@@ -62,8 +62,11 @@ private:
 };
 
 /// Graph-level passes (folding, canonicalization, layout) on kiln.graph.
+/// `integerContractions`: the target has an 8-bit dot product, so QDQ
+/// convolutions and matmuls become integer ops.
 void buildGraphPipeline(mlir::OpPassManager &pm,
-                        llvm::StringRef convLayout = "nchw");
+                        llvm::StringRef convLayout = "nchw",
+                        bool integerContractions = false);
 
 /// kiln.graph to linalg on tensors, with outputs written to destinations:
 /// what a target's lowering pipeline starts from.

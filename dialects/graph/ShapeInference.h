@@ -67,6 +67,11 @@ mlir::LogicalResult inferFusedConv(Loc loc, FusedConvOp::Adaptor op,
                                    Types &types);
 mlir::LogicalResult inferFusedMatMul(Loc loc, FusedMatMulOp::Adaptor op,
                                      Types &types);
+mlir::LogicalResult inferQuantizedConv(Loc loc, QuantizedConvOp::Adaptor op,
+                                       Types &types);
+mlir::LogicalResult inferQuantizedMatMul(Loc loc,
+                                         QuantizedMatMulOp::Adaptor op,
+                                         Types &types);
 mlir::LogicalResult inferConvTranspose(Loc loc, ConvTransposeOp::Adaptor op,
                                        Types &types);
 mlir::LogicalResult inferGlobalPool(Loc loc, mlir::Value x, Types &types);

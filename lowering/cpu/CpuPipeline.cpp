@@ -13,7 +13,8 @@ using namespace mlir;
 namespace kiln {
 
 void buildCpuLoweringPipeline(OpPassManager &pm,
-                              const CpuScheduleOptions &options, bool profile) {
+                              const CpuScheduleOptions &options, bool profile,
+                              unsigned int8DotBits) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
@@ -32,6 +33,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   addPipelineText(pm, "buffer-deallocation-pipeline,"
                       "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
+  // Integer products (QDQ models) as 8-bit dot-product register tiles.
+  if (int8DotBits)
+    pm.addNestedPass<func::FuncOp>(createInt8DotKernel({int8DotBits}));
   // Products with pruned constant weights, where the sparse kernel wins.
   SparseWeightsOptions sparse;
   sparse.vectorBits = options.vectorBits;

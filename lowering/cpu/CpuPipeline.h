@@ -17,10 +17,11 @@ using CpuScheduleOptions = SelectScheduleOptions;
 /// Bufferizes linalg-on-tensors, plans memory, selects each op's schedule,
 /// tiles and vectorizes for the CPU, and lowers to the LLVM dialect. Shared
 /// by every CPU target; they differ in the options. `profile` times every
-/// kernel through kiln_rt (kiln-cpu-instrument-profile).
+/// kernel through kiln_rt (kiln-cpu-instrument-profile). `int8DotBits`:
+/// the width of the target's 8-bit dot-product instruction (0: none).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               const CpuScheduleOptions &options,
-                              bool profile = false);
+                              bool profile = false, unsigned int8DotBits = 0);
 
 } // namespace kiln
 

@@ -280,6 +280,31 @@ def VectorizeDepthwiseConv
                            "mlir::arith::ArithDialect"];
 }
 
+def Int8DotKernel : Pass<"kiln-cpu-int8-dot-kernel", "mlir::func::FuncOp"> {
+  let summary = "Register tiles of vpdpbusd for 8-bit integer products";
+  let description = [{
+    Rewrites the static u8 x s8 -> i32 product that QuantizedConv and
+    QuantizedMatMul lower to (a linalg.generic over (m, n, k/4, k%4) on
+    buffers, the weight packed as [K/4, N, 4]) into an `scf.forall` over
+    row chunks and column-panel groups whose body runs register tiles of
+    up to 6 rows x 64 columns: per step of four k, 64-byte weight loads, a
+    4-byte broadcast of each row and `llvm.x86.avx512.vpdpbusd.512` into i32
+    accumulators. A `linalg.fill` of zero just before the product is
+    dropped (the tiles start from zero). Runs before
+    `kiln-cpu-tile-and-vectorize`; needs `vector-bits=512` (AVX-512 VNNI),
+    does nothing otherwise.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "0",
+           "Width of the dot-product instruction's vectors (512; 0: none)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def StoreBoolsAsBytes : Pass<"kiln-cpu-store-bools-as-bytes", "mlir::ModuleOp"> {
   let summary = "Load and store vectors of i1 as one byte per element";
   let description = [{

@@ -229,6 +229,36 @@ template <typename ConvOpT> struct ConvToNhwc : OpRewritePattern<ConvOpT> {
   }
 };
 
+/// QuantizedConv reads and writes channels-last: its integer kernel takes
+/// rows of channels. Done whatever the layout option, so that consecutive
+/// quantized convolutions pass 8-bit NHWC tensors to each other.
+struct QuantizedConvToNhwc : OpRewritePattern<g::QuantizedConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(g::QuantizedConvOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getChannelsLast())
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> operands = {
+        createTranspose(rewriter, loc, op.getX(), kToNhwc), op.getW(),
+        op.getB()};
+    auto props = op.getProperties();
+    props.setChannelsLast(rewriter.getBoolAttr(true));
+    SmallVector<Type> types;
+    if (failed(g::QuantizedConvOp::inferReturnTypes(
+            rewriter.getContext(), loc,
+            g::QuantizedConvOp::Adaptor(operands, nullptr, props), types)))
+      return rewriter.notifyMatchFailure(op, "invalid convolution");
+    auto conv = g::QuantizedConvOp::create(rewriter, loc, types, operands,
+                                           op->getAttrs());
+    conv.setChannelsLast(true);
+    rewriter.replaceOp(op, createTranspose(rewriter, loc, conv.getY(), kToNchw,
+                                           op.getType()));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Sinking transposes
 //===----------------------------------------------------------------------===//
@@ -340,7 +370,8 @@ struct SinkThroughUnary : RewritePattern {
                                 PatternRewriter &rewriter) const override {
     if (!isa<g::ReluOp, g::SigmoidOp, g::TanhOp, g::ExpOp, g::LogOp, g::SqrtOp,
              g::ErfOp, g::NegOp, g::AbsOp, g::LeakyReluOp, g::HardSigmoidOp,
-             g::GeluOp, g::ClipOp, g::IdentityOp, g::CastOp>(op))
+             g::GeluOp, g::ClipOp, g::IdentityOp, g::CastOp,
+             g::QuantizeLinearOp, g::DequantizeLinearOp>(op))
       return failure();
     g::TransposeOp t = getToNchw(op->getOperand(0));
     if (!t || !isa<RankedTensorType>(op->getResult(0).getType()))
@@ -479,18 +510,25 @@ struct ConvertLayoutPass : impl::ConvertLayoutBase<ConvertLayoutPass> {
   using ConvertLayoutBase::ConvertLayoutBase;
 
   void runOnOperation() override {
-    if (layout == "nchw")
-      return;
-    if (layout != "nhwc") {
+    if (layout != "nchw" && layout != "nhwc") {
       getOperation().emitError("unknown layout '")
           << layout << "' (expected nchw or nhwc)";
       return signalPassFailure();
     }
+    // With nchw, only quantized convolutions change layout.
+    bool quantized = false;
+    getOperation().walk([&](g::QuantizedConvOp op) {
+      quantized |= !op.getChannelsLast();
+    });
+    if (layout == "nchw" && !quantized)
+      return;
     MLIRContext *ctx = &getContext();
     // Phases, so that every convolution's input transpose exists before
     // the residual adds look for one to reuse.
     RewritePatternSet convs(ctx);
-    convs.add<ConvToNhwc<g::ConvOp>, ConvToNhwc<g::FusedConvOp>>(ctx);
+    convs.add<QuantizedConvToNhwc>(ctx);
+    if (layout == "nhwc")
+      convs.add<ConvToNhwc<g::ConvOp>, ConvToNhwc<g::FusedConvOp>>(ctx);
     RewritePatternSet sink(ctx);
     populateConvertLayoutPatterns(sink);
     RewritePatternSet cleanup(ctx);

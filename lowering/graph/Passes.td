@@ -56,6 +56,22 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
   }];
 }
 
+def FuseQuantizedContractions
+    : Pass<"kiln-fuse-quantized-contractions", "mlir::func::FuncOp"> {
+  let summary = "QDQ Conv and MatMul to integer contractions";
+  let description = [{
+    Conv, FusedConv, MatMul, FusedMatMul and Gemm whose input is a
+    per-tensor DequantizeLinear of 8-bit values and whose weight is a
+    DequantizeLinear of a constant int8 tensor (zero zero points, scales
+    per tensor or per output channel) become `kiln_graph.QuantizedConv` /
+    `QuantizedMatMul`, computed in 32-bit integers; a per-tensor
+    QuantizeLinear that is the only user of the result joins the op, which
+    then writes 8-bit values. Shapes must be static and convolutions 2-D and
+    ungrouped; anything else stays float. The pipeline runs this pass only
+    for targets with an 8-bit dot-product instruction.
+  }];
+}
+
 def ConvertLayout : Pass<"kiln-convert-layout", "mlir::func::FuncOp"> {
   let summary = "Run convolutions channels-last and cancel layout conversions";
   let description = [{
@@ -68,7 +84,11 @@ def ConvertLayout : Pass<"kiln-convert-layout", "mlir::func::FuncOp"> {
     Mul/Div of two transposed values or with a constant re-laid at compile
     time, Concat, GlobalAveragePool) so that inverse pairs meet and cancel;
     conversions remain only at graph inputs and outputs and around ops that
-    need NCHW. `layout=nchw` (the default) leaves the function unchanged.
+    need NCHW. QuantizedConvs (whose integer kernel is channels-last)
+    become channels-last the same way under either layout, and the
+    transposes are also sunk through per-tensor QuantizeLinear and
+    DequantizeLinear; otherwise `layout=nchw` (the default) leaves the
+    function unchanged.
   }];
   let options = [
     Option<"layout", "layout", "std::string", "\"nchw\"",

@@ -73,6 +73,10 @@ public:
   /// Activation layout of convolutions, "nchw" or "nhwc" (see the
   /// kiln-convert-layout pass); `kiln compile --layout` overrides it.
   virtual llvm::StringRef getPreferredConvLayout() const { return "nchw"; }
+  /// Width in bits of the vectors of the target's 8-bit dot-product
+  /// instruction under `options` (x86's vpdpbusd); 0 when it has none, and
+  /// quantized models then compute in float.
+  virtual unsigned getInt8DotBits(const TargetOptions &) const { return 0; }
   /// CPU features kiln_rt can check at load time (LLVM's names, as
   /// kiln_rt_cpu_supports knows them); those the compiled code may use are
   /// recorded in the library, which refuses to load where one is missing.

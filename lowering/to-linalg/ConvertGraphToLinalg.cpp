@@ -46,6 +46,7 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
   populateElementwiseLoweringPatterns(converter, patterns);
   populateElementwiseMathLoweringPatterns(converter, patterns);
   populateQuantizationLoweringPatterns(converter, patterns);
+  populateQuantizedContractionPatterns(converter, patterns);
   populateMatMulLoweringPatterns(converter, patterns);
   populateEinsumLoweringPatterns(converter, patterns);
   populateRecurrentLoweringPatterns(converter, patterns);

@@ -44,6 +44,9 @@ void populateDataMovementLoweringPatterns(GraphTypeConverter &converter,
 /// NonZero, Compress, Unique, NonMaxSuppression (DataDependent.cpp).
 void populateDataDependentPatterns(GraphTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// QuantizedConv and QuantizedMatMul (integer products, packed weights).
+void populateQuantizedContractionPatterns(GraphTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
 /// kiln.kernel convolutions (channels-last) to upstream named ops.
 void populateKernelConvLoweringPatterns(GraphTypeConverter &converter,
                                         mlir::RewritePatternSet &patterns);

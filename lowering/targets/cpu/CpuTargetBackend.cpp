@@ -31,20 +31,30 @@ scheduleFields() {
           {"sparse_weights", &CpuScheduleOptions::sparseWeights}};
 }
 
-unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
-  if (desc.vectorBitsByFeature.empty())
-    return desc.baseVectorBits;
+unsigned CpuTargetBackend::bitsByFeature(
+    const std::vector<std::pair<std::string, unsigned>> &byFeature,
+    unsigned otherwise, const TargetOptions &options) const {
+  if (byFeature.empty())
+    return otherwise;
   auto tm = createTargetMachine(options);
   if (!tm) {
     // The compile reports the same error when it creates its machine.
     llvm::consumeError(tm.takeError());
-    return desc.baseVectorBits;
+    return otherwise;
   }
   const llvm::MCSubtargetInfo *sti = (*tm)->getMCSubtargetInfo();
-  for (const auto &[feature, bits] : desc.vectorBitsByFeature)
+  for (const auto &[feature, bits] : byFeature)
     if (sti->checkFeatures("+" + feature))
       return bits;
-  return desc.baseVectorBits;
+  return otherwise;
+}
+
+unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
+  return bitsByFeature(desc.vectorBitsByFeature, desc.baseVectorBits, options);
+}
+
+unsigned CpuTargetBackend::getInt8DotBits(const TargetOptions &options) const {
+  return bitsByFeature(desc.int8DotBitsByFeature, 0, options);
 }
 
 CpuScheduleOptions
@@ -73,7 +83,8 @@ CpuTargetBackend::getScheduleDefaults(const TargetOptions &options) const {
 
 void CpuTargetBackend::buildLoweringPipeline(
     mlir::OpPassManager &pm, const TargetOptions &options) const {
-  buildCpuLoweringPipeline(pm, getSchedule(options), options.profile);
+  buildCpuLoweringPipeline(pm, getSchedule(options), options.profile,
+                           getInt8DotBits(options));
 }
 
 void CpuTargetBackend::configureLlvmOptions(

@@ -37,6 +37,8 @@ struct CpuTargetDescription {
   /// tiles for; `baseVectorBits` when none does (0: scalar).
   std::vector<std::pair<std::string, unsigned>> vectorBitsByFeature;
   unsigned baseVectorBits = 0;
+  /// The same for the 8-bit dot-product instruction (none: 0).
+  std::vector<std::pair<std::string, unsigned>> int8DotBitsByFeature;
   /// Vector registers the register tiles may fill (x86 with AVX-512 has
   /// 32 whatever this says).
   unsigned vectorRegisters = 16;
@@ -64,6 +66,7 @@ public:
   /// Width in bits of the vector registers the schedule tiles for under
   /// `options` (from the description's vectorBitsByFeature); 0: scalar.
   unsigned getVectorBits(const TargetOptions &options) const;
+  unsigned getInt8DotBits(const TargetOptions &options) const override;
   std::vector<std::string> getCheckedCpuFeatures() const override {
     return desc.checkedCpuFeatures;
   }
@@ -85,6 +88,11 @@ public:
   CpuScheduleOptions getSchedule(const TargetOptions &options) const;
 
 protected:
+  /// The bits of the first entry of `byFeature` whose feature the chosen
+  /// CPU enables, else `otherwise`.
+  unsigned
+  bitsByFeature(const std::vector<std::pair<std::string, unsigned>> &byFeature,
+                unsigned otherwise, const TargetOptions &options) const;
   void configureLlvmOptions(llvm::TargetOptions &options) const override;
 
   CpuTargetDescription desc;

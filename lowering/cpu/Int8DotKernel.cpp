@@ -1,0 +1,320 @@
+//===- Int8DotKernel.cpp - 8-bit products as vpdpbusd register tiles ------===//
+//
+// The integer product of QuantizedContraction.cpp,
+//
+//   acc[m, n] += zext(A[m, k4, j]) * sext(W[k4, n, j])   (j < 4)
+//
+// on buffers, becomes register tiles of the 8-bit dot-product instruction
+// (x86 vpdpbusd: each i32 lane adds four u8 x s8 products):
+//
+//   scf.forall (row chunks, column-panel groups)         threads
+//     scf.for panel of NV x 16 columns                  B panel in cache
+//       scf.for MR rows of the chunk
+//         acc[MR][NV] = 0 (or the buffer's value)
+//         scf.for k4
+//           b[v] = load W[k4, n0 + 16v, 0:4]            64 bytes each
+//           a[r] = broadcast of the 4 bytes A[m0 + r, k4, 0:4]
+//           acc[r][v] = vpdpbusd(acc[r][v], a[r], b[v])
+//         store acc
+//   then the rows past the last whole tile and a narrower last panel
+//
+// MR x NV accumulators plus NV weight vectors fill most of the 32 zmm
+// registers. A `linalg.fill` of zero right before the product is dropped:
+// the tiles start from zero instead. Forms other than this one stay linalg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_INT8DOTKERNEL
+#include "lowering/cpu/Passes.h.inc"
+
+namespace {
+
+/// The static operands of a product the kernel takes.
+struct DotShape {
+  int64_t m, k4, np;
+  Value a, b, c; // [M, K4, 4] u8, [K4, Np, 4] i8, [M, Np] i32
+};
+
+bool hasStrides(MemRefType t, ArrayRef<int64_t> inner) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)))
+    return false;
+  return ArrayRef<int64_t>(strides).take_back(inner.size()) == inner;
+}
+
+/// True when the body is `out + zext(a) * sext(b)` in i32.
+bool isU8S8DotBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddIOp>();
+  if (!add || body.getOperations().size() != 5)
+    return false;
+  Value acc = body.getArgument(2);
+  Value prod = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = prod.getDefiningOp<arith::MulIOp>();
+  if (!mul || (add.getLhs() != acc && add.getRhs() != acc))
+    return false;
+  auto ext = [&](Value v, bool isSigned) -> Value {
+    if (isSigned) {
+      auto e = v.getDefiningOp<arith::ExtSIOp>();
+      return e ? e.getIn() : Value();
+    }
+    auto e = v.getDefiningOp<arith::ExtUIOp>();
+    return e ? e.getIn() : Value();
+  };
+  Value a0 = body.getArgument(0), b0 = body.getArgument(1);
+  return (ext(mul.getLhs(), false) == a0 && ext(mul.getRhs(), true) == b0) ||
+         (ext(mul.getRhs(), false) == a0 && ext(mul.getLhs(), true) == b0);
+}
+
+std::optional<DotShape> matchDot(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 4)
+    return std::nullopt;
+  using utils::IteratorType;
+  if (op.getIteratorTypesArray() !=
+      SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
+                                IteratorType::reduction,
+                                IteratorType::reduction})
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m, n, k, j;
+  bindDims(ctx, m, n, k, j);
+  if (op.getIndexingMapsArray() !=
+      SmallVector<AffineMap>{AffineMap::get(4, 0, {m, k, j}, ctx),
+                             AffineMap::get(4, 0, {k, n, j}, ctx),
+                             AffineMap::get(4, 0, {m, n}, ctx)})
+    return std::nullopt;
+  auto at = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto bt = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
+  auto ct = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  if (!at || !bt || !ct || !at.hasStaticShape() || !bt.hasStaticShape() ||
+      !ct.hasStaticShape() || !at.getElementType().isInteger(8) ||
+      !bt.getElementType().isInteger(8) || !ct.getElementType().isInteger(32))
+    return std::nullopt;
+  DotShape s{at.getDimSize(0), at.getDimSize(1), bt.getDimSize(1),
+             op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0]};
+  if (at.getDimSize(2) != 4 || s.np % 16 != 0 || s.m == 0 || s.k4 == 0 ||
+      !hasStrides(at, {4, 1}) || !hasStrides(bt, {s.np * 4, 4, 1}) ||
+      !hasStrides(ct, {1}) || !isU8S8DotBody(op))
+    return std::nullopt;
+  return s;
+}
+
+/// Rows per register tile for `nv` 16-lane column vectors: MR x NV
+/// accumulators, NV weight vectors and one broadcast within 32 registers.
+int64_t rowsFor(int64_t nv) { return nv >= 4 ? 6 : nv == 3 ? 8 : 12; }
+
+class TileEmitter {
+public:
+  TileEmitter(OpBuilder &b, Location loc, const DotShape &s, bool zeroInit)
+      : b(b), loc(loc), s(s), zeroInit(zeroInit) {
+    // [M, K4*4] and [K4, Np*4]: contiguous rows for the vector loads.
+    a = memref::CollapseShapeOp::create(
+        b, loc, s.a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    w = memref::CollapseShapeOp::create(
+        b, loc, s.b, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  }
+
+  /// Rows [m0, m0 + mr) by columns [n0, n0 + 16 * nv).
+  void emitTile(Value m0, int64_t mr, Value n0, int64_t nv) {
+    Type i32v = VectorType::get({16}, b.getI32Type());
+    Type i8v = VectorType::get({64}, b.getI8Type());
+    SmallVector<Value> rows, cols, init;
+    for (int64_t r = 0; r < mr; ++r)
+      rows.push_back(add(m0, r));
+    for (int64_t v = 0; v < nv; ++v)
+      cols.push_back(add(n0, 16 * v));
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(cast<ShapedType>(i32v), 0));
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t v = 0; v < nv; ++v)
+        init.push_back(zeroInit ? zero
+                                : vector::LoadOp::create(b, loc, i32v, s.c,
+                                                         ValueRange{rows[r],
+                                                                    cols[v]})
+                                      .getResult());
+    auto intrin = b.getStringAttr("llvm.x86.avx512.vpdpbusd.512");
+    auto loop = scf::ForOp::create(
+        b, loc, index(0), index(s.k4), index(1), init,
+        [&](OpBuilder &nb, Location nl, Value k4, ValueRange acc) {
+          Value k = arith::MulIOp::create(nb, nl, k4, index(4));
+          SmallVector<Value> wv;
+          for (int64_t v = 0; v < nv; ++v) {
+            Value col = arith::MulIOp::create(nb, nl, cols[v], index(4));
+            wv.push_back(vector::LoadOp::create(nb, nl, i8v, w,
+                                                ValueRange{k4, col}));
+          }
+          SmallVector<Value> next(acc);
+          for (int64_t r = 0; r < mr; ++r) {
+            Value bytes = vector::LoadOp::create(
+                nb, nl, VectorType::get({4}, nb.getI8Type()), a,
+                ValueRange{rows[r], k});
+            Value word = vector::BitCastOp::create(
+                nb, nl, VectorType::get({1}, nb.getI32Type()), bytes);
+            Value scalar = vector::ExtractOp::create(nb, nl, word, 0);
+            Value splat = vector::BroadcastOp::create(nb, nl, i32v, scalar);
+            Value av = vector::BitCastOp::create(nb, nl, i8v, splat);
+            for (int64_t v = 0; v < nv; ++v) {
+              Value &slot = next[r * nv + v];
+              slot = LLVM::CallIntrinsicOp::create(nb, nl, i32v, intrin,
+                                                   ValueRange{slot, av, wv[v]})
+                         .getResult(0);
+            }
+          }
+          scf::YieldOp::create(nb, nl, next);
+        });
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t v = 0; v < nv; ++v)
+        vector::StoreOp::create(b, loc, loop.getResult(r * nv + v), s.c,
+                                ValueRange{rows[r], cols[v]});
+  }
+
+  /// Whole MR-row tiles of rows [begin, end) (a multiple of mr apart).
+  void emitRows(Value begin, Value end, int64_t mr, Value n0, int64_t nv) {
+    auto loop = scf::ForOp::create(b, loc, begin, end, index(mr));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    emitTile(loop.getInductionVar(), mr, n0, nv);
+  }
+
+  /// Rows [begin, end) of panels [p0, p1) of nv vectors each, starting at
+  /// column `base`; the rows are whole tiles of `mr`.
+  void emitPanels(Value begin, Value end, int64_t mr, Value p0, Value p1,
+                  int64_t nv) {
+    auto loop = scf::ForOp::create(b, loc, p0, p1, index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value n0 = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                     index(16 * nv));
+    emitRows(begin, end, mr, n0, nv);
+  }
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value v, int64_t c) {
+    return c ? arith::AddIOp::create(b, loc, v, index(c)).getResult() : v;
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  const DotShape &s;
+  bool zeroInit;
+  Value a, w;
+};
+
+/// A `linalg.fill` of zero into `c` that is the last op before `op` to touch
+/// `c`, if any.
+linalg::FillOp findZeroFill(Operation *op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), c))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (!fill || fill.getDpsInits()[0] != c || !matchPattern(
+                                                   fill.getInputs()[0],
+                                                   m_Zero()))
+      return {};
+    return fill;
+  }
+  return {};
+}
+
+struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {
+  using Int8DotKernelBase::Int8DotKernelBase;
+
+  void runOnOperation() override {
+    if (vectorBits != 512)
+      return;
+    SmallVector<linalg::GenericOp> ops;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (matchDot(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : ops)
+      rewrite(rewriter, op, *matchDot(op));
+  }
+
+  void rewrite(IRRewriter &rewriter, linalg::GenericOp op, const DotShape &s) {
+    Location loc = op.getLoc();
+    linalg::FillOp fill = findZeroFill(op, s.c);
+    if (fill)
+      rewriter.eraseOp(fill);
+    rewriter.setInsertionPoint(op);
+    TileEmitter e(rewriter, loc, s, /*zeroInit=*/fill != nullptr);
+
+    int64_t nv = std::min<int64_t>(4, s.np / 16);
+    int64_t panels = s.np / (16 * nv), restNv = (s.np / 16) % nv;
+    int64_t mr = std::min(rowsFor(nv), s.m), wholeRows = s.m / mr * mr;
+    int64_t tiles = wholeRows / mr;
+    // Chunks of rows whose A block stays in L2 (at most 256 KiB), about
+    // eight of them for the threads; more column groups when rows are few.
+    int64_t kBytes = s.k4 * 4;
+    int64_t tilesPerChunk =
+        std::max<int64_t>(1, std::min<int64_t>(llvm::divideCeil(tiles, 8),
+                                      (256 * 1024) / (kBytes * mr)));
+    int64_t rowChunks = std::max<int64_t>(1, llvm::divideCeil(tiles, tilesPerChunk));
+    int64_t colGroups =
+        rowChunks >= 8 ? 1
+                       : std::min<int64_t>(panels, llvm::divideCeil(8, rowChunks));
+    int64_t panelsPerGroup = llvm::divideCeil(panels, colGroups);
+    colGroups = llvm::divideCeil(panels, panelsPerGroup);
+    int64_t work = s.m * s.np * s.k4 * 4;
+    bool threads = work >= (1 << 18) && rowChunks * colGroups >= 2 &&
+                   !op->getParentOfType<scf::ForallOp>();
+
+    if (tiles > 0) {
+      auto forall = scf::ForallOp::create(
+          rewriter, loc,
+          getAsIndexOpFoldResult(&getContext(), {rowChunks, colGroups}),
+          ValueRange{}, std::nullopt);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(forall.getBody()->getTerminator());
+        Value chunk = forall.getInductionVar(0),
+              group = forall.getInductionVar(1);
+        Value begin = arith::MulIOp::create(
+            rewriter, loc, chunk, e.index(tilesPerChunk * mr));
+        Value end = arith::MinSIOp::create(
+            rewriter, loc, e.add(begin, tilesPerChunk * mr),
+            e.index(wholeRows));
+        Value p0 =
+            arith::MulIOp::create(rewriter, loc, group, e.index(panelsPerGroup));
+        Value p1 = arith::MinSIOp::create(rewriter, loc,
+                                          e.add(p0, panelsPerGroup),
+                                          e.index(panels));
+        e.emitPanels(begin, end, mr, p0, p1, nv);
+      }
+      if (!threads)
+        (void)scf::forallToForLoop(rewriter, forall);
+    }
+    // The rows past the last whole tile, then the narrower last panel.
+    if (wholeRows < s.m)
+      e.emitPanels(e.index(wholeRows), e.index(s.m), s.m - wholeRows,
+                   e.index(0), e.index(panels), nv);
+    if (restNv) {
+      Value n0 = e.index(panels * 16 * nv);
+      int64_t restMr = std::min(rowsFor(restNv), s.m);
+      int64_t restWhole = s.m / restMr * restMr;
+      if (restWhole)
+        e.emitRows(e.index(0), e.index(restWhole), restMr, n0, restNv);
+      if (restWhole < s.m)
+        e.emitTile(e.index(restWhole), s.m - restWhole, n0, restNv);
+    }
+    rewriter.eraseOp(op);
+  }
+};
+
+} // namespace
+} // namespace kiln

@@ -1,0 +1,411 @@
+//===- QuantizedContraction.cpp - Integer convs and matmuls to linalg -----===//
+//
+// QuantizedConv and QuantizedMatMul (made by kiln-fuse-quantized-
+// contractions) become a product of unsigned 8-bit rows by a signed 8-bit
+// weight packed for 8-bit dot-product instructions, then one elementwise
+// epilogue:
+//
+//   A    [M, Kp]          u8 rows: the input itself (1x1 convs, matmuls) or
+//                         its im2col gather, channels-last; an i8 input is
+//                         moved to u8 by adding 128 (x ^ 0x80)
+//   Wp   [Kp/4, Np, 4]    i8 constant: four consecutive k of a column next
+//                         to each other, columns padded to 16, k to 4
+//   acc  [M, Np]          i32: sum_k A[m, k] * W[k, n] (a linalg.generic
+//                         over (m, n, k/4, k%4) that kiln-cpu-int8-dot-
+//                         kernel turns into vpdpbusd register tiles)
+//   y    [M, N]           act((acc + t[n]) * x_scale * w_scale[n] + B[n]),
+//                         quantized when the op says so
+//
+// t[n] = -x_zero_point * sum_k W[k, n] is computed at compile time: the
+// zero point folds into one add per output. Padding reads the zero point,
+// the value 0.0 has. Everything is static (the fusion only makes static
+// ops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/ConstantData.h"
+#include "dialects/graph/GraphOps.h"
+#include "lowering/to-linalg/LoweringUtils.h"
+#include "lowering/to-linalg/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+namespace g = kiln::graph;
+
+namespace kiln {
+namespace {
+
+/// The weight as the kernel reads it, and the zero-point terms.
+struct PackedWeight {
+  Value packed;        // i8 [Kp/4, Np, 4]
+  Value terms;         // i32 [N]
+  int64_t kPadded = 0; // Kp
+  int64_t nPadded = 0; // Np
+};
+
+/// Packs the K x N weight `w(k, n)` (see the file comment).
+PackedWeight packWeight(OpBuilder &b, Location loc, int64_t k, int64_t n,
+                        llvm::function_ref<int8_t(int64_t, int64_t)> w,
+                        int64_t xZeroPoint, StringRef name) {
+  PackedWeight p;
+  p.kPadded = llvm::alignTo(k, 4);
+  p.nPadded = llvm::alignTo(n, 16);
+  std::vector<char> bytes(p.kPadded * p.nPadded, 0);
+  std::vector<int32_t> terms(n, 0);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t nn = 0; nn < n; ++nn) {
+      int8_t v = w(kk, nn);
+      bytes[((kk / 4) * p.nPadded + nn) * 4 + kk % 4] = v;
+      terms[nn] -= static_cast<int32_t>(xZeroPoint * v);
+    }
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto packedType =
+      RankedTensorType::get({p.kPadded / 4, p.nPadded, 4}, i8);
+  p.packed = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(createConstantAttr(packedType, bytes, name)));
+  auto termsType = RankedTensorType::get({n}, i32);
+  ArrayRef<char> termBytes(reinterpret_cast<const char *>(terms.data()),
+                           terms.size() * sizeof(int32_t));
+  p.terms = arith::ConstantOp::create(
+      b, loc,
+      cast<TypedAttr>(createConstantAttr(termsType, termBytes, "terms")));
+  return p;
+}
+
+/// The epilogue's parameters.
+struct Requantization {
+  float xScale;
+  ArrayRef<float> wScales;
+  Value bias; // f32 [N] or null
+  g::Activation act;
+  ArrayRef<float> actParams;
+  Type quantized; // null: f32 result
+  bool quantizedSigned = false;
+  float yScale = 1;
+  int64_t yZeroPoint = 0;
+};
+
+template <typename OpT> Requantization getRequantization(OpT op, Value bias) {
+  Requantization r{op.getXScale().convertToFloat(),
+                   op.getWScales(),
+                   isAbsent(bias) ? Value() : bias,
+                   *g::parseActivation(op.getActivation()),
+                   op.getActivationParams(),
+                   Type()};
+  if (std::optional<Type> q = op.getQuantizedType()) {
+    r.quantized = IntegerType::get(op.getContext(), 8);
+    r.quantizedSigned = !q->isUnsignedInteger();
+    r.yScale = op.getYScale().convertToFloat();
+    r.yZeroPoint = op.getYZeroPoint();
+  }
+  return r;
+}
+
+/// `a` (u8 [M, Kp]) times the packed weight, then the epilogue: [M, N].
+Value buildProduct(OpBuilder &b, Location loc, Value a, const PackedWeight &w,
+                   int64_t n, const Requantization &r) {
+  MLIRContext *ctx = b.getContext();
+  int64_t m = cast<RankedTensorType>(a.getType()).getDimSize(0);
+  Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value a3 = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({m, w.kPadded / 4, 4}, i8), a,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+
+  // acc[m, n] = sum over (k/4, k%4) of zext(A) * sext(W).
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value accInit = linalg::FillOp::create(
+                      b, loc, zero,
+                      tensor::EmptyOp::create(b, loc,
+                                              ArrayRef<int64_t>{m, w.nPadded},
+                                              i32)
+                          .getResult())
+                      .getResult(0);
+  AffineExpr dm, dn, dk, dj;
+  bindDims(ctx, dm, dn, dk, dj);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {dm, dk, dj}, ctx),
+                                 AffineMap::get(4, 0, {dk, dn, dj}, ctx),
+                                 AffineMap::get(4, 0, {dm, dn}, ctx)};
+  utils::IteratorType par = utils::IteratorType::parallel,
+                      red = utils::IteratorType::reduction;
+  Value acc =
+      linalg::GenericOp::create(
+          b, loc, accInit.getType(), ValueRange{a3, w.packed}, accInit, maps,
+          ArrayRef<utils::IteratorType>{par, par, red, red},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value x = arith::ExtUIOp::create(nb, nl, i32, args[0]);
+            Value y = arith::ExtSIOp::create(nb, nl, i32, args[1]);
+            Value p = arith::MulIOp::create(nb, nl, x, y);
+            linalg::YieldOp::create(
+                nb, nl, ValueRange{arith::AddIOp::create(nb, nl, args[2], p)});
+          })
+          .getResult(0);
+
+  // y[m, n] = act((acc + t) * x_scale * w_scale + B), then quantized.
+  SmallVector<double> scales;
+  for (int64_t j = 0; j < n; ++j)
+    scales.push_back(double(r.xScale) *
+                     r.wScales[r.wScales.size() == 1 ? 0 : j]);
+  auto scaleType = RankedTensorType::get({n}, f32);
+  Value scaleConst = arith::ConstantOp::create(
+      b, loc,
+      cast<TypedAttr>(createFloatConstantAttr(scaleType, scales, "scales")));
+  if (n != w.nPadded)
+    acc = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({m, n}, i32), acc,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(m), b.getIndexAttr(n)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  SmallVector<Value> ins = {acc, w.terms, scaleConst};
+  AffineExpr em, en;
+  bindDims(ctx, em, en);
+  AffineMap rowCol = AffineMap::get(2, 0, {em, en}, ctx),
+            col = AffineMap::get(2, 0, {en}, ctx);
+  SmallVector<AffineMap> epilogueMaps = {rowCol, col, col};
+  if (r.bias) {
+    ins.push_back(r.bias);
+    epilogueMaps.push_back(col);
+  }
+  epilogueMaps.push_back(rowCol);
+  Type outElt = r.quantized ? r.quantized : f32;
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, outElt);
+  return linalg::GenericOp::create(
+             b, loc, out.getType(), ins, out,
+             epilogueMaps,
+             ArrayRef<utils::IteratorType>{par, par},
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value s = arith::AddIOp::create(nb, nl, args[0], args[1]);
+               Value v = arith::SIToFPOp::create(nb, nl, f32, s);
+               v = arith::MulFOp::create(nb, nl, v, args[2]);
+               if (r.bias)
+                 v = arith::AddFOp::create(nb, nl, v, args[3]);
+               v = buildActivation(nb, nl, r.act, r.actParams, v);
+               if (r.quantized) {
+                 auto cf = [&](double c) {
+                   return createScalarConstant(nb, nl, f32, c);
+                 };
+                 v = arith::DivFOp::create(nb, nl, v, cf(r.yScale));
+                 v = math::RoundEvenOp::create(nb, nl, v);
+                 v = arith::AddFOp::create(nb, nl, v, cf(r.yZeroPoint));
+                 v = arith::MaximumFOp::create(
+                     nb, nl, v, cf(r.quantizedSigned ? -128 : 0));
+                 v = arith::MinimumFOp::create(
+                     nb, nl, v, cf(r.quantizedSigned ? 127 : 255));
+                 v = arith::FPToSIOp::create(nb, nl, i32, v);
+                 v = arith::TruncIOp::create(nb, nl, r.quantized, v);
+               }
+               linalg::YieldOp::create(nb, nl, ValueRange{v});
+             })
+      .getResult(0);
+}
+
+/// `x` with each element moved to u8 (x ^ 0x80 for an i8 input) and its
+/// dims permuted by `perm` (result dim d is dim perm[d] of x). Returns `x`
+/// when there is nothing to do.
+Value toUnsigned(OpBuilder &b, Location loc, Value x, bool isSigned,
+                 ArrayRef<int64_t> perm) {
+  bool identity = llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+  if (!isSigned && identity)
+    return x;
+  auto xt = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> read(perm.size());
+  for (auto [d, p] : llvm::enumerate(perm)) {
+    shape.push_back(xt.getDimSize(p));
+    read[p] = b.getAffineDimExpr(d);
+  }
+  Value out = tensor::EmptyOp::create(b, loc, shape, xt.getElementType());
+  MLIRContext *ctx = b.getContext();
+  auto maps = SmallVector<AffineMap>{
+      AffineMap::get(perm.size(), 0, read, ctx),
+      b.getMultiDimIdentityMap(perm.size())};
+  SmallVector<utils::IteratorType> iters(perm.size(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, out.getType(), x, out, maps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value v = args[0];
+               if (isSigned)
+                 v = arith::XOrIOp::create(
+                     nb, nl, v,
+                     createScalarConstant(nb, nl, v.getType(), -128));
+               linalg::YieldOp::create(nb, nl, ValueRange{v});
+             })
+      .getResult(0);
+}
+
+/// `a` ([M, K]) with zero columns appended up to `kPadded`.
+Value padColumns(OpBuilder &b, Location loc, Value a, int64_t kPadded) {
+  auto t = cast<RankedTensorType>(a.getType());
+  if (t.getDimSize(1) == kPadded)
+    return a;
+  Value zero = createScalarConstant(b, loc, t.getElementType(), 0);
+  return tensor::PadOp::create(
+      b, loc, t.clone({t.getDimSize(0), kPadded}), a,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0),
+                             b.getIndexAttr(kPadded - t.getDimSize(1))},
+      zero);
+}
+
+bool isSignedInput(Value originalX) {
+  return !getElementTypeOrSelf(originalX.getType()).isUnsignedInteger();
+}
+
+struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(g::QuantizedConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto xt = cast<RankedTensorType>(adaptor.getX().getType());
+    std::optional<ConstantData> wData = getConstantData(op.getW());
+    if (!xt.hasStaticShape() || !wData)
+      return rewriter.notifyMatchFailure(op, "needs static shapes and a "
+                                             "constant weight");
+    bool last = op.getChannelsLast(), isSigned = isSignedInput(op.getX());
+    int64_t xZero = op.getXZeroPoint() + (isSigned ? 128 : 0);
+    ArrayRef<int64_t> ws = wData->type.getShape();
+    int64_t f = ws[0], c = ws[1], kh = ws[2], kw = ws[3];
+    ArrayRef<int64_t> st = op.getStrides(), dil = op.getDilations(),
+                      pads = op.getPads();
+
+    // u8 NHWC, padded with the zero point.
+    SmallVector<int64_t> toNhwc = last ? SmallVector<int64_t>{0, 1, 2, 3}
+                                       : SmallVector<int64_t>{0, 2, 3, 1};
+    Value x = toUnsigned(rewriter, loc, adaptor.getX(), isSigned, toNhwc);
+    auto nhwc = cast<RankedTensorType>(x.getType());
+    int64_t n = nhwc.getDimSize(0);
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+      SmallVector<int64_t> shape(nhwc.getShape());
+      shape[1] += pads[0] + pads[2];
+      shape[2] += pads[1] + pads[3];
+      auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+      Value pad = createScalarConstant(rewriter, loc, rewriter.getI8Type(),
+                                       (int8_t)(uint8_t)xZero);
+      x = tensor::PadOp::create(
+          rewriter, loc, nhwc.clone(shape), x,
+          ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
+          ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
+          pad);
+    }
+    auto yt = cast<RankedTensorType>(op.getType());
+    int64_t oh = yt.getDimSize(last ? 1 : 2), ow = yt.getDimSize(last ? 2 : 3);
+    int64_t m = n * oh * ow, k = kh * kw * c;
+
+    // Rows: the input itself for 1x1 stride-1 convs, else im2col with k
+    // ordered (kh, kw, c).
+    Value a;
+    if (kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 && c % 4 == 0 &&
+        llvm::all_of(pads, [](int64_t p) { return p == 0; })) {
+      a = tensor::CollapseShapeOp::create(
+          rewriter, loc, x, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+    } else {
+      MLIRContext *ctx = rewriter.getContext();
+      AffineExpr dn, dh, dw, dkh, dkw, dc;
+      bindDims(ctx, dn, dh, dw, dkh, dkw, dc);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(6, 0,
+                         {dn, dh * st[0] + dkh * dil[0],
+                          dw * st[1] + dkw * dil[1], dc},
+                         ctx),
+          AffineMap::get(6, 0, {dn, dh, dw, dkh, dkw, dc}, ctx)};
+      Value cols = tensor::EmptyOp::create(
+          rewriter, loc, ArrayRef<int64_t>{n, oh, ow, kh, kw, c},
+          rewriter.getI8Type());
+      Value gathered =
+          linalg::GenericOp::create(
+              rewriter, loc, cols.getType(), x, cols, maps,
+              SmallVector<utils::IteratorType>(6,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &nb, Location nl, ValueRange args) {
+                linalg::YieldOp::create(nb, nl, args[0]);
+              })
+              .getResult(0);
+      a = tensor::CollapseShapeOp::create(
+          rewriter, loc, gathered,
+          SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+    }
+    const ConstantData &wd = *wData;
+    PackedWeight packed = packWeight(
+        rewriter, loc, k, f,
+        [&](int64_t kk, int64_t ff) {
+          int64_t ci = kk % c, kx = (kk / c) % kw, ky = kk / (c * kw);
+          return (int8_t)*wd.getElement(((ff * c + ci) * kh + ky) * kw + kx);
+        },
+        xZero, "conv_vnni");
+    a = padColumns(rewriter, loc, a, packed.kPadded);
+    Value y = buildProduct(rewriter, loc, a, packed, f,
+                           getRequantization(op, adaptor.getB()));
+    auto elt = cast<RankedTensorType>(y.getType()).getElementType();
+    y = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({n, oh, ow, f}, elt), y,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+    if (!last)
+      y = toUnsigned(rewriter, loc, y, /*isSigned=*/false, {0, 3, 1, 2});
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(g::QuantizedMatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto xt = cast<RankedTensorType>(adaptor.getX().getType());
+    std::optional<ConstantData> wData = getConstantData(op.getW());
+    if (!xt.hasStaticShape() || !wData)
+      return rewriter.notifyMatchFailure(op, "needs static shapes and a "
+                                             "constant weight");
+    bool isSigned = isSignedInput(op.getX());
+    int64_t xZero = op.getXZeroPoint() + (isSigned ? 128 : 0);
+    int64_t k = wData->type.getDimSize(0), n = wData->type.getDimSize(1);
+    int64_t rank = xt.getRank(), m = xt.getNumElements() / k;
+    // Rows [M, K]: leading dims collapsed (a vector is one row).
+    Value a = toUnsigned(rewriter, loc, adaptor.getX(), isSigned,
+                         llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    auto rowsType = RankedTensorType::get({m, k}, xt.getElementType());
+    SmallVector<ReassociationIndices> rows;
+    if (rank == 1) {
+      rows = {{0, 1}};
+      a = tensor::ExpandShapeOp::create(rewriter, loc, rowsType, a, rows);
+    } else if (rank > 2) {
+      rows = {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
+      a = tensor::CollapseShapeOp::create(rewriter, loc, rowsType, a, rows);
+    }
+    const ConstantData &wd = *wData;
+    PackedWeight packed = packWeight(
+        rewriter, loc, k, n,
+        [&](int64_t kk, int64_t nn) {
+          return (int8_t)*wd.getElement(kk * n + nn);
+        },
+        xZero, "matmul_vnni");
+    a = padColumns(rewriter, loc, a, packed.kPadded);
+    Value y = buildProduct(rewriter, loc, a, packed, n,
+                           getRequantization(op, adaptor.getB()));
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (rank == 1)
+      y = tensor::CollapseShapeOp::create(rewriter, loc, resultType, y, rows);
+    else if (rank > 2)
+      y = tensor::ExpandShapeOp::create(rewriter, loc, resultType, y, rows);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateQuantizedContractionPatterns(GraphTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<QuantizedConvLowering, QuantizedMatMulLowering>(
+      converter, patterns.getContext());
+}
+
+} // namespace kiln
