@@ -30,9 +30,8 @@ static FailureOr<Type> resultElement(Loc loc, MLIRContext *ctx,
 /// Checks shared by both ops: 8-bit X and W, one scale per tensor or per
 /// output channel, an f32 bias of `outChannels` entries.
 template <typename Adaptor>
-static LogicalResult checkOperands(Loc loc, Adaptor op,
-                                   RankedTensorType x, RankedTensorType w,
-                                   int64_t outChannels) {
+static LogicalResult checkOperands(Loc loc, Adaptor op, RankedTensorType x,
+                                   RankedTensorType w, int64_t outChannels) {
   if (!isInt8(x.getElementType()) || !w.getElementType().isSignlessInteger(8))
     return emitOptionalError(loc, "X must be ui8 or i8 and W i8");
   if (!w.hasStaticShape())
@@ -79,8 +78,8 @@ LogicalResult inferQuantizedConv(Loc loc, QuantizedConvOp::Adaptor op,
                                     "padded input");
     spatial.push_back((padded - window) / op.getStrides()[d] + 1);
   }
-  FailureOr<Type> elt = resultElement(loc, x.getContext(),
-                                      op.getQuantizedType());
+  FailureOr<Type> elt =
+      resultElement(loc, x.getContext(), op.getQuantizedType());
   if (failed(elt))
     return failure();
   int64_t n = x.getDimSize(0), f = w.getDimSize(0);
@@ -103,8 +102,8 @@ LogicalResult inferQuantizedMatMul(Loc loc, QuantizedMatMulOp::Adaptor op,
   if (k != kDyn && k != w.getDimSize(0))
     return emitOptionalError(loc, "X has ", k, " columns, W has ",
                              w.getDimSize(0), " rows");
-  FailureOr<Type> elt = resultElement(loc, x.getContext(),
-                                      op.getQuantizedType());
+  FailureOr<Type> elt =
+      resultElement(loc, x.getContext(), op.getQuantizedType());
   if (failed(elt))
     return failure();
   SmallVector<int64_t> shape(x.getShape());

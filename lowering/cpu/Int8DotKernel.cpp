@@ -103,7 +103,7 @@ std::optional<DotShape> matchDot(linalg::GenericOp op) {
       !ct.hasStaticShape() || !at.getElementType().isInteger(8) ||
       !bt.getElementType().isInteger(8) || !ct.getElementType().isInteger(32))
     return std::nullopt;
-  DotShape s{at.getDimSize(0), at.getDimSize(1), bt.getDimSize(1),
+  DotShape s{at.getDimSize(0),     at.getDimSize(1),     bt.getDimSize(1),
              op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0]};
   if (at.getDimSize(2) != 4 || s.np % 16 != 0 || s.m == 0 || s.k4 == 0 ||
       !hasStrides(at, {4, 1}) || !hasStrides(bt, {s.np * 4, 4, 1}) ||
@@ -140,11 +140,11 @@ public:
         b, loc, DenseElementsAttr::get(cast<ShapedType>(i32v), 0));
     for (int64_t r = 0; r < mr; ++r)
       for (int64_t v = 0; v < nv; ++v)
-        init.push_back(zeroInit ? zero
-                                : vector::LoadOp::create(b, loc, i32v, s.c,
-                                                         ValueRange{rows[r],
-                                                                    cols[v]})
-                                      .getResult());
+        init.push_back(
+            zeroInit ? zero
+                     : vector::LoadOp::create(b, loc, i32v, s.c,
+                                              ValueRange{rows[r], cols[v]})
+                           .getResult());
     auto intrin = b.getStringAttr("llvm.x86.avx512.vpdpbusd.512");
     auto loop = scf::ForOp::create(
         b, loc, index(0), index(s.k4), index(1), init,
@@ -153,8 +153,8 @@ public:
           SmallVector<Value> wv;
           for (int64_t v = 0; v < nv; ++v) {
             Value col = arith::MulIOp::create(nb, nl, cols[v], index(4));
-            wv.push_back(vector::LoadOp::create(nb, nl, i8v, w,
-                                                ValueRange{k4, col}));
+            wv.push_back(
+                vector::LoadOp::create(nb, nl, i8v, w, ValueRange{k4, col}));
           }
           SmallVector<Value> next(acc);
           for (int64_t r = 0; r < mr; ++r) {
@@ -196,8 +196,8 @@ public:
     auto loop = scf::ForOp::create(b, loc, p0, p1, index(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    Value n0 = arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                                     index(16 * nv));
+    Value n0 =
+        arith::MulIOp::create(b, loc, loop.getInductionVar(), index(16 * nv));
     emitRows(begin, end, mr, n0, nv);
   }
 
@@ -221,9 +221,8 @@ linalg::FillOp findZeroFill(Operation *op, Value c) {
     if (!llvm::is_contained(prev->getOperands(), c))
       continue;
     auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (!fill || fill.getDpsInits()[0] != c || !matchPattern(
-                                                   fill.getInputs()[0],
-                                                   m_Zero()))
+    if (!fill || fill.getDpsInits()[0] != c ||
+        !matchPattern(fill.getInputs()[0], m_Zero()))
       return {};
     return fill;
   }
@@ -263,11 +262,13 @@ struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {
     int64_t kBytes = s.k4 * 4;
     int64_t tilesPerChunk =
         std::max<int64_t>(1, std::min<int64_t>(llvm::divideCeil(tiles, 8),
-                                      (256 * 1024) / (kBytes * mr)));
-    int64_t rowChunks = std::max<int64_t>(1, llvm::divideCeil(tiles, tilesPerChunk));
+                                               (256 * 1024) / (kBytes * mr)));
+    int64_t rowChunks =
+        std::max<int64_t>(1, llvm::divideCeil(tiles, tilesPerChunk));
     int64_t colGroups =
-        rowChunks >= 8 ? 1
-                       : std::min<int64_t>(panels, llvm::divideCeil(8, rowChunks));
+        rowChunks >= 8
+            ? 1
+            : std::min<int64_t>(panels, llvm::divideCeil(8, rowChunks));
     int64_t panelsPerGroup = llvm::divideCeil(panels, colGroups);
     colGroups = llvm::divideCeil(panels, panelsPerGroup);
     int64_t work = s.m * s.np * s.k4 * 4;
@@ -284,16 +285,15 @@ struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {
         rewriter.setInsertionPoint(forall.getBody()->getTerminator());
         Value chunk = forall.getInductionVar(0),
               group = forall.getInductionVar(1);
-        Value begin = arith::MulIOp::create(
-            rewriter, loc, chunk, e.index(tilesPerChunk * mr));
-        Value end = arith::MinSIOp::create(
-            rewriter, loc, e.add(begin, tilesPerChunk * mr),
-            e.index(wholeRows));
-        Value p0 =
-            arith::MulIOp::create(rewriter, loc, group, e.index(panelsPerGroup));
-        Value p1 = arith::MinSIOp::create(rewriter, loc,
-                                          e.add(p0, panelsPerGroup),
-                                          e.index(panels));
+        Value begin = arith::MulIOp::create(rewriter, loc, chunk,
+                                            e.index(tilesPerChunk * mr));
+        Value end = arith::MinSIOp::create(rewriter, loc,
+                                           e.add(begin, tilesPerChunk * mr),
+                                           e.index(wholeRows));
+        Value p0 = arith::MulIOp::create(rewriter, loc, group,
+                                         e.index(panelsPerGroup));
+        Value p1 = arith::MinSIOp::create(
+            rewriter, loc, e.add(p0, panelsPerGroup), e.index(panels));
         e.emitPanels(begin, end, mr, p0, p1, nv);
       }
       if (!threads)

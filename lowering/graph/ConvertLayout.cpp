@@ -253,8 +253,8 @@ struct QuantizedConvToNhwc : OpRewritePattern<g::QuantizedConvOp> {
     auto conv = g::QuantizedConvOp::create(rewriter, loc, types, operands,
                                            op->getAttrs());
     conv.setChannelsLast(true);
-    rewriter.replaceOp(op, createTranspose(rewriter, loc, conv.getY(), kToNchw,
-                                           op.getType()));
+    rewriter.replaceOp(
+        op, createTranspose(rewriter, loc, conv.getY(), kToNchw, op.getType()));
     return success();
   }
 };
@@ -517,9 +517,8 @@ struct ConvertLayoutPass : impl::ConvertLayoutBase<ConvertLayoutPass> {
     }
     // With nchw, only quantized convolutions change layout.
     bool quantized = false;
-    getOperation().walk([&](g::QuantizedConvOp op) {
-      quantized |= !op.getChannelsLast();
-    });
+    getOperation().walk(
+        [&](g::QuantizedConvOp op) { quantized |= !op.getChannelsLast(); });
     if (layout == "nchw" && !quantized)
       return;
     MLIRContext *ctx = &getContext();

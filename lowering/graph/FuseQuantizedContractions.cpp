@@ -197,15 +197,14 @@ std::optional<MatMulParts> getMatMulParts(Operation *op) {
   if (auto m = dyn_cast<g::MatMulOp>(op))
     return MatMulParts{m.getA(), m.getB(), Value(), false, "", {}};
   if (auto m = dyn_cast<g::FusedMatMulOp>(op))
-    return MatMulParts{m.getA(),          m.getB(),
-                       m.getBias(),       false,
-                       m.getActivation(), m.getActivationParams()};
+    return MatMulParts{m.getA(), m.getB(),          m.getBias(),
+                       false,    m.getActivation(), m.getActivationParams()};
   auto gemm = dyn_cast<g::GemmOp>(op);
   if (!gemm || gemm.getTransA() || gemm.getAlpha().convertToFloat() != 1.0f ||
       gemm.getBeta().convertToFloat() != 1.0f)
     return std::nullopt;
-  return MatMulParts{gemm.getA(), gemm.getB(), gemm.getC(), gemm.getTransB() != 0,
-                     "", {}};
+  return MatMulParts{gemm.getA(),           gemm.getB(), gemm.getC(),
+                     gemm.getTransB() != 0, "",          {}};
 }
 
 /// The constant `w` ([N, K]) transposed to [K, N].
@@ -220,9 +219,10 @@ Value transposeWeight(PatternRewriter &rewriter, Location loc, Value w) {
       bytes[j * n + i] = *data->getElement(i * k + j);
   auto type = RankedTensorType::get({k, n}, data->type.getElementType());
   ElementsAttr attr = createConstantAttr(
-      type, bytes, deriveBlobName(cast<ElementsAttr>(
-                                      w.getDefiningOp<g::ConstantOp>().getValue()),
-                                  "t"));
+      type, bytes,
+      deriveBlobName(
+          cast<ElementsAttr>(w.getDefiningOp<g::ConstantOp>().getValue()),
+          "t"));
   return g::ConstantOp::create(rewriter, loc, type, attr);
 }
 
@@ -255,8 +255,8 @@ struct FuseQuantizedMatMul : RewritePattern {
       return failure();
     Value bias = parts->bias;
     if (g::isNoValue(bias))
-      bias = g::NoValueOp::create(rewriter, op->getLoc(),
-                                  rewriter.getNoneType());
+      bias =
+          g::NoValueOp::create(rewriter, op->getLoc(), rewriter.getNoneType());
     auto fused = g::QuantizedMatMulOp::create(
         rewriter, op->getLoc(), x->data, weight, bias,
         rewriter.getF32FloatAttr(x->params.scale),
@@ -307,10 +307,10 @@ struct FuseQuantizedContractionsPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<FuseQuantizedConv<g::ConvOp>,
-                 FuseQuantizedConv<g::FusedConvOp>, FuseQuantizedMatMul,
-                 FoldQuantizeLinear<g::QuantizedConvOp>,
-                 FoldQuantizeLinear<g::QuantizedMatMulOp>>(ctx);
+    patterns
+        .add<FuseQuantizedConv<g::ConvOp>, FuseQuantizedConv<g::FusedConvOp>,
+             FuseQuantizedMatMul, FoldQuantizeLinear<g::QuantizedConvOp>,
+             FoldQuantizeLinear<g::QuantizedMatMulOp>>(ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -62,8 +62,7 @@ PackedWeight packWeight(OpBuilder &b, Location loc, int64_t k, int64_t n,
       terms[nn] -= static_cast<int32_t>(xZeroPoint * v);
     }
   Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  auto packedType =
-      RankedTensorType::get({p.kPadded / 4, p.nPadded, 4}, i8);
+  auto packedType = RankedTensorType::get({p.kPadded / 4, p.nPadded, 4}, i8);
   p.packed = arith::ConstantOp::create(
       b, loc, cast<TypedAttr>(createConstantAttr(packedType, bytes, name)));
   auto termsType = RankedTensorType::get({n}, i32);
@@ -89,12 +88,10 @@ struct Requantization {
 };
 
 template <typename OpT> Requantization getRequantization(OpT op, Value bias) {
-  Requantization r{op.getXScale().convertToFloat(),
-                   op.getWScales(),
-                   isAbsent(bias) ? Value() : bias,
-                   *g::parseActivation(op.getActivation()),
-                   op.getActivationParams(),
-                   Type()};
+  Requantization r{
+      op.getXScale().convertToFloat(), op.getWScales(),
+      isAbsent(bias) ? Value() : bias, *g::parseActivation(op.getActivation()),
+      op.getActivationParams(),        Type()};
   if (std::optional<Type> q = op.getQuantizedType()) {
     r.quantized = IntegerType::get(op.getContext(), 8);
     r.quantizedSigned = !q->isUnsignedInteger();
@@ -116,13 +113,12 @@ Value buildProduct(OpBuilder &b, Location loc, Value a, const PackedWeight &w,
 
   // acc[m, n] = sum over (k/4, k%4) of zext(A) * sext(W).
   Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  Value accInit = linalg::FillOp::create(
-                      b, loc, zero,
-                      tensor::EmptyOp::create(b, loc,
-                                              ArrayRef<int64_t>{m, w.nPadded},
-                                              i32)
-                          .getResult())
-                      .getResult(0);
+  Value accInit =
+      linalg::FillOp::create(
+          b, loc, zero,
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, w.nPadded}, i32)
+              .getResult())
+          .getResult(0);
   AffineExpr dm, dn, dk, dj;
   bindDims(ctx, dm, dn, dk, dj);
   SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {dm, dk, dj}, ctx),
@@ -172,8 +168,7 @@ Value buildProduct(OpBuilder &b, Location loc, Value a, const PackedWeight &w,
   Type outElt = r.quantized ? r.quantized : f32;
   Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, n}, outElt);
   return linalg::GenericOp::create(
-             b, loc, out.getType(), ins, out,
-             epilogueMaps,
+             b, loc, out.getType(), ins, out, epilogueMaps,
              ArrayRef<utils::IteratorType>{par, par},
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value s = arith::AddIOp::create(nb, nl, args[0], args[1]);
@@ -218,9 +213,8 @@ Value toUnsigned(OpBuilder &b, Location loc, Value x, bool isSigned,
   }
   Value out = tensor::EmptyOp::create(b, loc, shape, xt.getElementType());
   MLIRContext *ctx = b.getContext();
-  auto maps = SmallVector<AffineMap>{
-      AffineMap::get(perm.size(), 0, read, ctx),
-      b.getMultiDimIdentityMap(perm.size())};
+  auto maps = SmallVector<AffineMap>{AffineMap::get(perm.size(), 0, read, ctx),
+                                     b.getMultiDimIdentityMap(perm.size())};
   SmallVector<utils::IteratorType> iters(perm.size(),
                                          utils::IteratorType::parallel);
   return linalg::GenericOp::create(
@@ -308,23 +302,22 @@ struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
       AffineExpr dn, dh, dw, dkh, dkw, dc;
       bindDims(ctx, dn, dh, dw, dkh, dkw, dc);
       SmallVector<AffineMap> maps = {
-          AffineMap::get(6, 0,
-                         {dn, dh * st[0] + dkh * dil[0],
-                          dw * st[1] + dkw * dil[1], dc},
-                         ctx),
+          AffineMap::get(
+              6, 0,
+              {dn, dh * st[0] + dkh * dil[0], dw * st[1] + dkw * dil[1], dc},
+              ctx),
           AffineMap::get(6, 0, {dn, dh, dw, dkh, dkw, dc}, ctx)};
       Value cols = tensor::EmptyOp::create(
           rewriter, loc, ArrayRef<int64_t>{n, oh, ow, kh, kw, c},
           rewriter.getI8Type());
-      Value gathered =
-          linalg::GenericOp::create(
-              rewriter, loc, cols.getType(), x, cols, maps,
-              SmallVector<utils::IteratorType>(6,
-                                               utils::IteratorType::parallel),
-              [](OpBuilder &nb, Location nl, ValueRange args) {
-                linalg::YieldOp::create(nb, nl, args[0]);
-              })
-              .getResult(0);
+      Value gathered = linalg::GenericOp::create(
+                           rewriter, loc, cols.getType(), x, cols, maps,
+                           SmallVector<utils::IteratorType>(
+                               6, utils::IteratorType::parallel),
+                           [](OpBuilder &nb, Location nl, ValueRange args) {
+                             linalg::YieldOp::create(nb, nl, args[0]);
+                           })
+                           .getResult(0);
       a = tensor::CollapseShapeOp::create(
           rewriter, loc, gathered,
           SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
@@ -389,8 +382,8 @@ struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
     a = padColumns(rewriter, loc, a, packed.kPadded);
     Value y = buildProduct(rewriter, loc, a, packed, n,
                            getRequantization(op, adaptor.getB()));
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     if (rank == 1)
       y = tensor::CollapseShapeOp::create(rewriter, loc, resultType, y, rows);
     else if (rank > 2)
