@@ -515,7 +515,7 @@ struct ConvertLayoutPass : impl::ConvertLayoutBase<ConvertLayoutPass> {
           << layout << "' (expected nchw or nhwc)";
       return signalPassFailure();
     }
-    // With nchw, only quantized convolutions change layout.
+    // With nchw, only models with quantized convolutions change layout.
     bool quantized = false;
     getOperation().walk(
         [&](g::QuantizedConvOp op) { quantized |= !op.getChannelsLast(); });
@@ -526,7 +526,9 @@ struct ConvertLayoutPass : impl::ConvertLayoutBase<ConvertLayoutPass> {
     // the residual adds look for one to reuse.
     RewritePatternSet convs(ctx);
     convs.add<QuantizedConvToNhwc>(ctx);
-    if (layout == "nhwc")
+    // Float convolutions between quantized ones (depthwise, grouped) run
+    // channels-last too, or every one would cost two transposes.
+    if (layout == "nhwc" || quantized)
       convs.add<ConvToNhwc<g::ConvOp>, ConvToNhwc<g::FusedConvOp>>(ctx);
     RewritePatternSet sink(ctx);
     populateConvertLayoutPatterns(sink);

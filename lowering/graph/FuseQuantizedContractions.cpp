@@ -302,6 +302,51 @@ struct FoldQuantizeLinear : OpRewritePattern<g::QuantizeLinearOp> {
   }
 };
 
+/// DequantizeLinear of a constant (the weights the integer ops did not
+/// take: depthwise and grouped convolutions): folded once here rather than
+/// computed on every run.
+struct FoldConstantDequantize : OpRewritePattern<g::DequantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(g::DequantizeLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    std::optional<ConstantData> x = getConstantData(op.getX());
+    std::optional<ConstantData> s = getConstantData(op.getXScale());
+    if (!type || !type.getElementType().isF32() || !x || !s ||
+        !x->type.getElementType().isInteger(8) || x->getNumElements() == 0)
+      return failure();
+    std::optional<ConstantData> z;
+    if (!g::isNoValue(op.getXZeroPoint()) &&
+        !(z = getConstantData(op.getXZeroPoint())))
+      return failure();
+    int64_t rank = x->type.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t params = s->getNumElements();
+    if (params > 1 &&
+        (axis < 0 || axis >= rank || x->type.getDimSize(axis) != params ||
+         (z && z->getNumElements() != params)))
+      return failure();
+    // Elements between consecutive steps of the axis.
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; params > 1 && d < rank; ++d)
+      inner *= x->type.getDimSize(d);
+    std::vector<double> values(x->getNumElements());
+    for (int64_t i = 0, n = values.size(); i < n; ++i) {
+      int64_t p = params > 1 ? (i / inner) % params : 0;
+      double zp = z ? z->getDouble(z->getNumElements() > 1 ? p : 0) : 0;
+      values[i] = (x->getDouble(i) - zp) * s->getDouble(p);
+    }
+    ElementsAttr attr = createFloatConstantAttr(
+        type, values,
+        deriveBlobName(cast<ElementsAttr>(
+                           op.getX().getDefiningOp<g::ConstantOp>().getValue()),
+                       "dq"));
+    rewriter.replaceOpWithNewOp<g::ConstantOp>(op, type, attr);
+    return success();
+  }
+};
+
 struct FuseQuantizedContractionsPass
     : impl::FuseQuantizedContractionsBase<FuseQuantizedContractionsPass> {
   void runOnOperation() override {
@@ -312,6 +357,10 @@ struct FuseQuantizedContractionsPass
              FuseQuantizedMatMul, FoldQuantizeLinear<g::QuantizedConvOp>,
              FoldQuantizeLinear<g::QuantizedMatMulOp>>(ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    RewritePatternSet folds(ctx);
+    folds.add<FoldConstantDequantize>(ctx);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(folds))))
       return signalPassFailure();
   }
 };

@@ -17,7 +17,9 @@ optimisations off (it computes the QDQ nodes as written, in float):
 Shapes cover 1x1/3x3/5x5/7x7 kernels, strides, dilation, asymmetric pads, channel
 counts that are not multiples of 4 or 16, batch 2, u8 and i8 activations, per-tensor and
 per-channel weight scales, Relu/Clip/no activation, row counts that leave partial
-register tiles, and a product large enough for threads.
+register tiles, a product large enough for threads, and an inverted-residual block
+(1x1 expansion, float depthwise 3x3, 1x1 projection, residual Add) whose layouts must
+cancel between layers.
 Prints one line per case and `N passed, N failed`.
 """
 
@@ -123,6 +125,53 @@ def make_case(rng, spec):
     return model, spec["x"], step
 
 
+def make_block(rng, spec):
+    """An inverted-residual block as `kiln quantize` writes it: a 1x1 expansion
+    (Relu), a depthwise 3x3 (Clip) whose weight only the float path takes, a
+    1x1 projection and a residual Add, each conv input behind Q/DQ."""
+    import onnx
+    from onnx import TensorProto as T, helper, numpy_helper as nh
+    n, c, h, w = spec["x"]
+    e = c * 4
+    inits, nodes = [], []
+
+    def qdq(src, name, scale, zero):
+        inits.extend([nh.from_array(np.array(scale, np.float32), name + "_s"),
+                      nh.from_array(np.array(zero, np.uint8), name + "_z")])
+        nodes.extend([helper.make_node("QuantizeLinear", [src, name + "_s", name + "_z"],
+                                       [name + "_q"]),
+                      helper.make_node("DequantizeLinear", [name + "_q", name + "_s",
+                                                            name + "_z"], [name + "_d"])])
+        return name + "_d"
+
+    def weight(name, shape, fan_in):
+        q = rng.integers(-127, 128, shape).astype(np.int8)
+        s = (rng.random(shape[0]) + 0.5).astype(np.float32) * (2.0 / np.sqrt(fan_in) / 127)
+        inits.extend([nh.from_array(q, name), nh.from_array(s, name + "_s")])
+        nodes.append(helper.make_node("DequantizeLinear", [name, name + "_s"], [name + "_d"],
+                                      axis=0))
+        return name + "_d"
+
+    x = qdq("x", "in", 0.03, 128)
+    nodes.append(helper.make_node("Conv", [x, weight("w1", (e, c, 1, 1), c)], ["c1"]))
+    nodes.append(helper.make_node("Relu", ["c1"], ["r1"]))
+    r1 = qdq("r1", "a1", 0.02, 0)
+    nodes.append(helper.make_node("Conv", [r1, weight("w2", (e, 1, 3, 3), 9)], ["c2"],
+                                  group=e, pads=[1, 1, 1, 1]))
+    inits += [nh.from_array(np.array(0, np.float32), "lo"),
+              nh.from_array(np.array(6, np.float32), "hi")]
+    nodes.append(helper.make_node("Clip", ["c2", "lo", "hi"], ["r2"]))
+    r2 = qdq("r2", "a2", 0.025, 0)
+    nodes.append(helper.make_node("Conv", [r2, weight("w3", (c, e, 1, 1), e)], ["c3"]))
+    nodes.append(helper.make_node("Add", ["c3", x], ["y"]))
+    graph = helper.make_graph(
+        nodes, spec["name"], [helper.make_tensor_value_info("x", T.FLOAT, spec["x"])],
+        [helper.make_tensor_value_info("y", T.FLOAT, spec["x"])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model, spec["x"], None
+
+
 CASES = [
     dict(name="conv3x3_relu_u8out", op="conv", x=[1, 16, 14, 14], w=(32, 16, 3, 3),
          pads=[1, 1, 1, 1], act="relu", out="u8"),
@@ -149,6 +198,8 @@ CASES = [
          out="u8", yz=100, ys=0.06),
     dict(name="gemm_i8_per_tensor", op="gemm", x=[4, 48], w=(48, 10), signed=True,
          per_channel=False),
+    # Several layers: layouts must cancel between them, the depthwise weight fold.
+    dict(name="inverted_residual_block", op="block", x=[1, 16, 28, 28]),
     # The fusion must leave this one in float: grouped.
     dict(name="conv_grouped_float_path", op="conv", x=[1, 8, 8, 8], w=(8, 8, 3, 3),
          group=2, pads=[1, 1, 1, 1], out="u8", integer=False),
@@ -171,7 +222,8 @@ def main():
     passed = failed = 0
     for spec in CASES:
         rng = np.random.default_rng(SEED + len(spec["name"]))
-        model, shape, step = make_case(rng, spec)
+        build = make_block if spec["op"] == "block" else make_case
+        model, shape, step = build(rng, spec)
         work = os.path.join(root, spec["name"])
         os.makedirs(work)
         path = os.path.join(work, "model.onnx")

@@ -38,3 +38,24 @@ func.func @float_model(%x: tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32> {
   %r = kiln_graph.Relu %t : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %r : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A float depthwise convolution next to a quantized one runs channels-last
+// too: no transpose between them.
+// CHECK-LABEL: func.func @depthwise_between
+//       CHECK: kiln_graph.QuantizedConv {{.*}}channels_last = true
+//       CHECK: %[[D:.*]] = kiln_graph.DequantizeLinear
+//   CHECK-NOT: kiln_graph.Transpose
+//       CHECK: kiln_kernel.conv_2d_nhwc %[[D]]
+func.func @depthwise_between(%x: tensor<1x4x8x8xui8>) -> tensor<1x4x8x8xf32> {
+  %s = kiln_graph.Constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = kiln_graph.Constant {value = dense<7> : tensor<ui8>} : () -> tensor<ui8>
+  %w = kiln_graph.Constant {value = dense<1> : tensor<4x4x1x1xi8>} : () -> tensor<4x4x1x1xi8>
+  %dw = kiln_graph.Constant {value = dense<0.5> : tensor<4x1x3x3xf32>} : () -> tensor<4x1x3x3xf32>
+  %n = kiln_graph.NoValue : none
+  %c1 = kiln_graph.QuantizedConv %x, %w, %n {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, quantized_type = ui8, strides = array<i64: 1, 1>, w_scales = array<f32: 0.25>, x_scale = 0.5 : f32, x_zero_point = 7 : i64, y_scale = 0.5 : f32, y_zero_point = 7 : i64} : (tensor<1x4x8x8xui8>, tensor<4x4x1x1xi8>, none) -> tensor<1x4x8x8xui8>
+  %d = kiln_graph.DequantizeLinear %c1, %s, %z : (tensor<1x4x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x8x8xf32>
+  %c2 = kiln_graph.Conv %d, %dw, %n {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>, none) -> tensor<1x4x8x8xf32>
+  return %c2 : tensor<1x4x8x8xf32>
+}

@@ -73,3 +73,23 @@ func.func @not_fused(%aq: tensor<2x4xui8>, %xq: tensor<1x4x5x5xui8>) -> (tensor<
   %m2 = kiln_graph.MatMul %ac, %w0 : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
   return %m, %c, %m2 : tensor<2x4xf32>, tensor<1x4x3x3xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// The depthwise weight the integer ops leave is dequantized at compile time
+// (per channel along axis 0: (q - 0) * scale).
+// CHECK-LABEL: func.func @depthwise_weight_folded
+//       CHECK: %[[W:.*]] = kiln_graph.Constant {value = dense<{{\[\[\[\[}}1.000000e+00]]], {{\[\[\[}}-1.000000e+00]]]]> : tensor<2x1x1x1xf32>}
+//   CHECK-NOT: kiln_graph.DequantizeLinear %{{.*}}, %{{.*}}, %{{.*}} {axis
+//       CHECK: kiln_graph.Conv %{{.*}}, %[[W]]
+func.func @depthwise_weight_folded(%xq: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xf32> {
+  %xs = kiln_graph.Constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = kiln_graph.Constant {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %w = kiln_graph.Constant {value = dense<[[[[4]]], [[[-8]]]]> : tensor<2x1x1x1xi8>} : () -> tensor<2x1x1x1xi8>
+  %ws = kiln_graph.Constant {value = dense<[0.25, 0.125]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %n = kiln_graph.NoValue : none
+  %x = kiln_graph.DequantizeLinear %xq, %xs, %xz : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %wd = kiln_graph.DequantizeLinear %w, %ws, %n {axis = 0 : si64} : (tensor<2x1x1x1xi8>, tensor<2xf32>, none) -> tensor<2x1x1x1xf32>
+  %c = kiln_graph.Conv %x, %wd, %n {group = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x1x1xf32>, none) -> tensor<1x2x4x4xf32>
+  return %c : tensor<1x2x4x4xf32>
+}
