@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/Transforms.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -217,16 +218,11 @@ private:
 /// A `linalg.fill` of zero into `c` that is the last op before `op` to touch
 /// `c`, if any.
 linalg::FillOp findZeroFill(Operation *op, Value c) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (!llvm::is_contained(prev->getOperands(), c))
-      continue;
-    auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (!fill || fill.getDpsInits()[0] != c ||
-        !matchPattern(fill.getInputs()[0], m_Zero()))
-      return {};
-    return fill;
-  }
-  return {};
+  auto fill = dyn_cast_or_null<linalg::FillOp>(cpu::getPreviousUser(op, c));
+  if (!fill || fill.getDpsInits()[0] != c ||
+      !matchPattern(fill.getInputs()[0], m_Zero()))
+    return {};
+  return fill;
 }
 
 struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {

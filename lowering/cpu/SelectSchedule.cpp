@@ -286,7 +286,8 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return f;
   }
 
-  Fields depthwise(linalg::DepthwiseConv2DNchwChwOp op) {
+  /// NCHW ([C, KH, KW] filter) or NHWC ([KH, KW, C]) depthwise.
+  Fields depthwise(linalg::LinalgOp op, int64_t taps) {
     Fields f = rows();
     f.strategy = "depthwise";
     // Enough independent FMA chains to hide FMA latency on two ports,
@@ -296,10 +297,10 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       return direct(f, "no vector registers of 128 bits or more");
     if (!hasStaticShapes(op))
       return direct(f, "dynamic shapes");
-    auto out = cast<ShapedType>(op.getOutputs()[0].getType());
-    auto w = cast<ShapedType>(op.getInputs()[1].getType());
-    int64_t work = out.getNumElements() * w.getDimSize(1) * w.getDimSize(2);
-    // One chunk per (batch, channel) plane, when there are two or more and
+    auto out = cast<ShapedType>(op.getDpsInits()[0].getType());
+    int64_t work = out.getNumElements() * taps;
+    // One chunk per (batch, channel) plane (NHWC: per output row), when
+    // there are two or more and
     // the multiply-adds (`lanes` to an elementwise iteration) pay for it.
     bool threads = parallel && out.getDimSize(0) * out.getDimSize(1) >= 2 &&
                    work >= minParallelWork * lanes();
@@ -331,8 +332,14 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // A grouped convolution: one im2col contraction per group.
     if (isa<linalg::Conv2DNgchwGfchwOp>(op))
       return plainIm2Col(op, /*floatOnly=*/true);
-    if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op))
-      return depthwise(dw);
+    if (auto dw = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op)) {
+      auto w = cast<ShapedType>(dw.getInputs()[1].getType());
+      return depthwise(dw, w.getDimSize(1) * w.getDimSize(2));
+    }
+    if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op)) {
+      auto w = cast<ShapedType>(dw.getInputs()[1].getType());
+      return depthwise(dw, w.getDimSize(0) * w.getDimSize(1));
+    }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (linalgOp && linalg::isaContractionOpInterface(linalgOp)) {
       Fields f = contraction();

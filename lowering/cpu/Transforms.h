@@ -103,6 +103,23 @@ tileContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                 kernel::CpuScheduleAttr schedule, bool allowThreads,
                 std::string &why);
 
+//===----------------------------------------------------------------------===//
+// Depthwise convolutions (DepthwiseConvNhwc.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The op before `op` in its block that last uses `buffer`, if any: on
+/// buffers, what a kernel about to overwrite or accumulate into `buffer`
+/// may absorb (a zero fill, a bias broadcast).
+mlir::Operation *getPreviousUser(mlir::Operation *op, mlir::Value buffer);
+
+/// Replaces a static f32 channels-last depthwise convolution on buffers by
+/// vector loops along the channels (threads over output rows when the
+/// schedule has them); fails, leaving the op, on other forms.
+mlir::LogicalResult
+vectorizeDepthwiseConvNhwc(mlir::RewriterBase &rewriter,
+                           mlir::linalg::DepthwiseConv2DNhwcHwcOp op,
+                           kernel::CpuScheduleAttr schedule);
+
 } // namespace kiln::cpu
 
 #endif // KILN_LOWERING_CPU_TRANSFORMS_H

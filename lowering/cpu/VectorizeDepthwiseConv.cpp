@@ -24,6 +24,7 @@
 
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/Schedule.h"
+#include "lowering/cpu/Transforms.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -305,6 +306,18 @@ struct VectorizeDepthwiseConvPass
                    op.getDpsInputs()[1], op.getDpsInits()[0], n, c)
           .emit(schedule.getAccumulators());
       rewriter.eraseOp(op);
+    }
+    SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> nhwc;
+    getOperation().walk(
+        [&](linalg::DepthwiseConv2DNhwcHwcOp op) { nhwc.push_back(op); });
+    for (linalg::DepthwiseConv2DNhwcHwcOp op : nhwc) {
+      kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
+      if (!schedule || schedule.getStrategy() != "depthwise")
+        continue;
+      if (failed(cpu::vectorizeDepthwiseConvNhwc(rewriter, op, schedule)))
+        remarkSlowPath(op, "depthwise convolution in scalar loops",
+                       "the channels-last vector kernel takes static f32 "
+                       "convolutions");
     }
   }
 };

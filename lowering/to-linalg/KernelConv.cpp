@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/GraphOps.h"
+#include "dialects/graph/ShapeInference.h"
 #include "dialects/kernel/KernelOps.h"
 #include "lowering/to-linalg/LoweringUtils.h"
 #include "lowering/to-linalg/WindowUtils.h"
@@ -39,6 +41,66 @@ Value padNhwc(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads) {
   return tensor::PadOp::create(b, loc, t.clone(shape), x, low, high, zero);
 }
 
+/// The padded input when `graphX` is a per-tensor DequantizeLinear of
+/// 8-bit values (a quantized model's depthwise convolution): the 8-bit
+/// tensor is padded with its zero point, which dequantizes to the 0.0 of
+/// the padding, and dequantized into the padded buffer, so that no float
+/// copy is padded again. Null otherwise.
+Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
+                     Value graphX, ArrayRef<int64_t> pads) {
+  auto dq = graphX.getDefiningOp<graph::DequantizeLinearOp>();
+  if (!dq || llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return {};
+  std::optional<SmallVector<double>> scale =
+      graph::getConstantFloats(dq.getXScale());
+  std::optional<SmallVector<int64_t>> zero =
+      graph::isNoValue(dq.getXZeroPoint())
+          ? SmallVector<int64_t>{0}
+          : graph::getConstantInts(dq.getXZeroPoint());
+  Type qElt = getElementTypeOrSelf(dq.getX().getType());
+  Value q = rewriter.getRemappedValue(dq.getX());
+  auto qt = q ? dyn_cast<RankedTensorType>(q.getType()) : nullptr;
+  if (!scale || scale->size() != 1 || !zero || zero->size() != 1 ||
+      !qElt.isInteger(8) || !qt || !qt.hasStaticShape() ||
+      !getElementTypeOrSelf(dq.getType()).isF32())
+    return {};
+  bool isUnsigned = qElt.isUnsignedInteger();
+  int64_t zp = isUnsigned ? (zero->front() & 0xff) : zero->front();
+  SmallVector<int64_t> shape(qt.getShape());
+  shape[1] += pads[0] + pads[2];
+  shape[2] += pads[1] + pads[3];
+  Value paddedQ = tensor::PadOp::create(
+      rewriter, loc, qt.clone(shape), q,
+      ArrayRef<OpFoldResult>{
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(pads[0]),
+          rewriter.getIndexAttr(pads[1]), rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(pads[2]),
+          rewriter.getIndexAttr(pads[3]), rewriter.getIndexAttr(0)},
+      createScalarConstant(rewriter, loc, rewriter.getI8Type(), (int8_t)zp));
+  auto pt = cast<RankedTensorType>(paddedQ.getType());
+  Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+  Value out = tensor::EmptyOp::create(rewriter, loc, pt.getShape(), f32);
+  auto id = rewriter.getMultiDimIdentityMap(4);
+  return linalg::GenericOp::create(
+             rewriter, loc, out.getType(), paddedQ, out,
+             ArrayRef<AffineMap>{id, id},
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               Value v =
+                   isUnsigned
+                       ? arith::ExtUIOp::create(b, l, i32, args[0]).getResult()
+                       : arith::ExtSIOp::create(b, l, i32, args[0]).getResult();
+               v = arith::SubIOp::create(b, l, v,
+                                         createScalarConstant(b, l, i32, zp));
+               v = arith::SIToFPOp::create(b, l, f32, v);
+               v = arith::MulFOp::create(
+                   b, l, v, createScalarConstant(b, l, f32, scale->front()));
+               linalg::YieldOp::create(b, l, v);
+             })
+      .getResult(0);
+}
+
 struct Conv2DNhwcLowering : OpConversionPattern<k::Conv2DNhwcOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -56,7 +118,9 @@ struct Conv2DNhwcLowering : OpConversionPattern<k::Conv2DNhwcOp> {
           op, "needs float operands, a static filter and static non-batch "
               "dims");
 
-    Value padded = padNhwc(rewriter, loc, x, op.getPads());
+    Value padded = padDequantized(rewriter, loc, op.getInput(), op.getPads());
+    if (!padded)
+      padded = padNhwc(rewriter, loc, x, op.getPads());
     Value empty = emptyWithBatch(rewriter, loc, yt, x);
     Value init;
     if (Value bias = adaptor.getBias())

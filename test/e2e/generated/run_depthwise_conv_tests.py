@@ -9,8 +9,10 @@ which the CPU backend runs through its own vector kernel. These cases cover its 
 3x3 and 5x5 kernels, stride 1 and 2 (and 2x1 as in the PaddleOCR classifier), output
 widths that are and are not multiples of the vector length, widths shorter than one
 vector, input rows exactly as wide as the last window, a single output row, batches,
-weights as a graph input, and a detector-sized layer. Each model is compiled twice:
-for the host CPU (--cpu native: 512-bit vectors where it has AVX-512) and for x86-64-v3 (256-bit).
+weights as a graph input, and a detector-sized layer. Each model is compiled for the
+host CPU (--cpu native: 512-bit vectors where it has AVX-512) and for x86-64-v3
+(256-bit), each channels-first (the NCHW kernel) and with --layout nhwc (the
+channels-last kernel: vectors along the channels, masked when C is not a multiple).
 ONNX Runtime (graph optimisations disabled) and a float64 numpy implementation of the
 ONNX definition must agree before kiln's output is compared with them. A case passes
 when max|kiln - ref| / max|ref| <= --tol for every compilation.
@@ -47,7 +49,9 @@ CASES = {
 }
 
 # (label, extra `kiln compile` arguments)
-CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
+CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"]),
+        ("native nhwc", ["--cpu", "native", "--layout", "nhwc"]),
+        ("x86-64-v3 nhwc", ["--cpu", "x86-64-v3", "--layout", "nhwc"])]
 
 
 def reference(x, w, b, strides, pads):

@@ -43,3 +43,26 @@ func.func @conv_clip(%x: tensor<1x4x4x3xf32>, %w: tensor<1x1x3x8xf32>) -> tensor
   %0 = kiln_kernel.conv_2d_nhwc %x, %w {activation = "Clip", activation_params = array<f32: 0.0, 6.0>} : (tensor<1x4x4x3xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32>
   return %0 : tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// A depthwise convolution of a per-tensor DequantizeLinear: the u8 tensor is
+// padded with its zero point (200, the byte -56) and dequantized into the
+// padded buffer; no float pad.
+// CHECK-LABEL: func.func @depthwise_of_dequantized
+//       CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+//       CHECK:   tensor.yield %c-56_i8
+//       CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<1x7x7x8xi8>) outs(%{{.*}} : tensor<1x7x7x8xf32>)
+//       CHECK:   arith.extui
+//       CHECK:   arith.subi
+//       CHECK:   arith.sitofp
+//       CHECK:   arith.mulf
+//   CHECK-NOT: tensor.pad
+//       CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[D]], %{{.*}} : tensor<1x7x7x8xf32>, tensor<3x3x8xf32>)
+func.func @depthwise_of_dequantized(%q: tensor<1x5x5x8xui8>, %w: tensor<3x3x8xf32>) -> tensor<1x5x5x8xf32> {
+  %s = kiln_graph.Constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = kiln_graph.Constant {value = dense<200> : tensor<ui8>} : () -> tensor<ui8>
+  %x = kiln_graph.DequantizeLinear %q, %s, %z : (tensor<1x5x5x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x5x5x8xf32>
+  %0 = kiln_kernel.conv_2d_nhwc %x, %w {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x5x5x8xf32>, tensor<3x3x8xf32>) -> tensor<1x5x5x8xf32>
+  return %0 : tensor<1x5x5x8xf32>
+}
