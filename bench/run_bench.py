@@ -304,6 +304,18 @@ def prepare_models(args, work, models):
     return out
 
 
+def add_model_tool_args(ap, compile_mem_gb=12.0):
+    """The options of the model benchmarks that time kiln libraries against ONNX
+    Runtime (torchvision_bench.py, quantized_bench.py): tools, timeouts, limits."""
+    ap.add_argument("--kiln", default=os.path.join(REPO_ROOT, "build", "bin", "kiln"))
+    ap.add_argument("--kiln-rt", default=os.path.join(REPO_ROOT, "build", "lib",
+                                                      "libkiln_rt.so"))
+    ap.add_argument("--ort-dir", default=None)
+    ap.add_argument("--compile-timeout", type=int, default=900)
+    ap.add_argument("--compile-mem-gb", type=float, default=compile_mem_gb)
+    ap.add_argument("--run-timeout", type=int, default=600)
+
+
 def compile_model(args, onnx_path, so_path):
     """Returns (ok, message, wall_s, cpu_s)."""
     # ONNX Runtime picks its kernels for this machine at run time; kiln's

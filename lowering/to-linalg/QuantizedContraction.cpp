@@ -244,8 +244,27 @@ Value padColumns(OpBuilder &b, Location loc, Value a, int64_t kPadded) {
       zero);
 }
 
-bool isSignedInput(Value originalX) {
-  return !getElementTypeOrSelf(originalX.getType()).isUnsignedInteger();
+/// What both lowerings read first: the static input, the constant weight,
+/// and the zero point of the input once moved to u8.
+struct ContractionOperands {
+  RankedTensorType xType;
+  ConstantData weight;
+  bool isSigned;
+  int64_t xZero;
+};
+
+template <typename OpT>
+FailureOr<ContractionOperands>
+getContractionOperands(OpT op, Value x, ConversionPatternRewriter &rewriter) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  std::optional<ConstantData> w = getConstantData(op.getW());
+  if (!xt.hasStaticShape() || !w)
+    return rewriter.notifyMatchFailure(op, "needs static shapes and a "
+                                           "constant weight");
+  bool isSigned =
+      !getElementTypeOrSelf(op.getX().getType()).isUnsignedInteger();
+  return ContractionOperands{xt, *w, isSigned,
+                             op.getXZeroPoint() + (isSigned ? 128 : 0)};
 }
 
 struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
@@ -255,14 +274,14 @@ struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
   matchAndRewrite(g::QuantizedConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto xt = cast<RankedTensorType>(adaptor.getX().getType());
-    std::optional<ConstantData> wData = getConstantData(op.getW());
-    if (!xt.hasStaticShape() || !wData)
-      return rewriter.notifyMatchFailure(op, "needs static shapes and a "
-                                             "constant weight");
-    bool last = op.getChannelsLast(), isSigned = isSignedInput(op.getX());
-    int64_t xZero = op.getXZeroPoint() + (isSigned ? 128 : 0);
-    ArrayRef<int64_t> ws = wData->type.getShape();
+    FailureOr<ContractionOperands> operands =
+        getContractionOperands(op, adaptor.getX(), rewriter);
+    if (failed(operands))
+      return failure();
+    bool last = op.getChannelsLast(), isSigned = operands->isSigned;
+    int64_t xZero = operands->xZero;
+    const ConstantData &wd = operands->weight;
+    ArrayRef<int64_t> ws = wd.type.getShape();
     int64_t f = ws[0], c = ws[1], kh = ws[2], kw = ws[3];
     ArrayRef<int64_t> st = op.getStrides(), dil = op.getDilations(),
                       pads = op.getPads();
@@ -322,7 +341,6 @@ struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
           rewriter, loc, gathered,
           SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
     }
-    const ConstantData &wd = *wData;
     PackedWeight packed = packWeight(
         rewriter, loc, k, f,
         [&](int64_t kk, int64_t ff) {
@@ -351,14 +369,15 @@ struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
   matchAndRewrite(g::QuantizedMatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto xt = cast<RankedTensorType>(adaptor.getX().getType());
-    std::optional<ConstantData> wData = getConstantData(op.getW());
-    if (!xt.hasStaticShape() || !wData)
-      return rewriter.notifyMatchFailure(op, "needs static shapes and a "
-                                             "constant weight");
-    bool isSigned = isSignedInput(op.getX());
-    int64_t xZero = op.getXZeroPoint() + (isSigned ? 128 : 0);
-    int64_t k = wData->type.getDimSize(0), n = wData->type.getDimSize(1);
+    FailureOr<ContractionOperands> operands =
+        getContractionOperands(op, adaptor.getX(), rewriter);
+    if (failed(operands))
+      return failure();
+    RankedTensorType xt = operands->xType;
+    bool isSigned = operands->isSigned;
+    int64_t xZero = operands->xZero;
+    const ConstantData &wd = operands->weight;
+    int64_t k = wd.type.getDimSize(0), n = wd.type.getDimSize(1);
     int64_t rank = xt.getRank(), m = xt.getNumElements() / k;
     // Rows [M, K]: leading dims collapsed (a vector is one row).
     Value a = toUnsigned(rewriter, loc, adaptor.getX(), isSigned,
@@ -372,7 +391,6 @@ struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
       rows = {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
       a = tensor::CollapseShapeOp::create(rewriter, loc, rowsType, a, rows);
     }
-    const ConstantData &wd = *wData;
     PackedWeight packed = packWeight(
         rewriter, loc, k, n,
         [&](int64_t kk, int64_t nn) {
