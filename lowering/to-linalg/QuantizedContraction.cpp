@@ -263,8 +263,8 @@ getContractionOperands(OpT op, Value x, ConversionPatternRewriter &rewriter) {
                                            "constant weight");
   bool isSigned =
       !getElementTypeOrSelf(op.getX().getType()).isUnsignedInteger();
-  return ContractionOperands{xt, *w, isSigned,
-                             op.getXZeroPoint() + (isSigned ? 128 : 0)};
+  return ContractionOperands{
+      xt, *w, isSigned, (int64_t)op.getXZeroPoint() + (isSigned ? 128 : 0)};
 }
 
 struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
@@ -307,7 +307,7 @@ struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
     }
     auto yt = cast<RankedTensorType>(op.getType());
     int64_t oh = yt.getDimSize(last ? 1 : 2), ow = yt.getDimSize(last ? 2 : 3);
-    int64_t m = n * oh * ow, k = kh * kw * c;
+    int64_t k = kh * kw * c;
 
     // Rows: the input itself for 1x1 stride-1 convs, else im2col with k
     // ordered (kh, kw, c).
