@@ -40,4 +40,25 @@ def Kernel_Conv2DNhwcOp
   }];
 }
 
+def Kernel_MaxPool2DNhwcOp
+    : Kernel_Op<"max_pool_2d_nhwc", [InferTypeOpAdaptor]> {
+  let summary = "2-D max pooling on channels-last activations";
+  let description = [{
+    `input` is [N, H, W, C]; the result is [N, OH, OW, C], the maximum over
+    each `kernel` window (with `strides` and `dilations`). `pads` are [top,
+    left, bottom, right] and never win the maximum (they read the lowest
+    value of the element type); ONNX MaxPool's ceil_mode is expressed as
+    extra bottom/right padding. OH = (H + top + bottom - (KH - 1) * dh - 1)
+    / sh + 1 and likewise OW.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat =
+      "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // KILN_KERNEL_OPS

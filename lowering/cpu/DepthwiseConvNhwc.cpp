@@ -37,7 +37,9 @@ struct NhwcShape {
   int64_t n, ih, iw, c, oh, ow, kh, kw, sh, sw, dh, dw;
 };
 
-std::optional<NhwcShape> matchNhwc(linalg::DepthwiseConv2DNhwcHwcOp op) {
+/// The shape of a depthwise convolution ([KH, KW, C] filter) or a max
+/// pooling ([KH, KW] window) the kernel takes.
+template <typename OpT> std::optional<NhwcShape> matchNhwc(OpT op) {
   if (!op.hasPureBufferSemantics())
     return std::nullopt;
   auto inTy = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
@@ -49,13 +51,15 @@ std::optional<NhwcShape> matchNhwc(linalg::DepthwiseConv2DNhwcHwcOp op) {
   for (MemRefType t : {inTy, wTy, outTy})
     if (!t.getElementType().isF32() || !t.isLastDimUnitStride())
       return std::nullopt;
-  SmallVector<int64_t> st(op.getStrides().getValues<int64_t>());
-  SmallVector<int64_t> dl(op.getDilations().getValues<int64_t>());
+  SmallVector<int64_t> st(op.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> dl(op.getDilations().template getValues<int64_t>());
   ArrayRef<int64_t> in = inTy.getShape(), w = wTy.getShape(),
                     out = outTy.getShape();
   NhwcShape s{in[0], in[1], in[2], in[3], out[1], out[2],
               w[0],  w[1],  st[0], st[1], dl[0],  dl[1]};
-  if (out[0] != s.n || out[3] != s.c || w[2] != s.c ||
+  bool pool = std::is_same_v<OpT, linalg::PoolingNhwcMaxOp>;
+  if (out[0] != s.n || out[3] != s.c ||
+      (pool ? w.size() != 2 : w.size() != 3 || w[2] != s.c) ||
       (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.ih ||
       (s.ow - 1) * s.sw + (s.kw - 1) * s.dw >= s.iw)
     return std::nullopt;
@@ -64,7 +68,8 @@ std::optional<NhwcShape> matchNhwc(linalg::DepthwiseConv2DNhwcHwcOp op) {
 
 class NhwcEmitter {
 public:
-  /// `bias`: the accumulators start from it rather than from `out`.
+  /// `bias`: the accumulators start from it rather than from `out`. A null
+  /// `filter` takes the maximum over the window instead (max pooling).
   NhwcEmitter(OpBuilder &b, Location loc, const NhwcShape &s, int64_t vl,
               Value in, Value filter, Value out, Value bias)
       : b(b), loc(loc), s(s), vl(vl), in(in), filter(filter), out(out),
@@ -146,12 +151,16 @@ private:
           SmallVector<Value> next(acc);
           for (int64_t kw = 0; kw < s.kw; ++kw)
             for (int64_t j = 0; j < vecs; ++j) {
-              Value w = load(nb, filter, {kh, cst(kw), cIdx[j]}, mask);
+              Value w;
+              if (filter)
+                w = load(nb, filter, {kh, cst(kw), cIdx[j]}, mask);
               for (int64_t p = 0; p < pixels; ++p) {
                 Value iw = add(mul(owIdx[p], s.sw), kw * s.dw);
                 Value x = load(nb, in, {n, ih, iw, cIdx[j]}, mask);
                 Value &a = next[p * vecs + j];
-                a = vector::FMAOp::create(nb, nl, x, w, a);
+                a = filter
+                        ? vector::FMAOp::create(nb, nl, x, w, a).getResult()
+                        : arith::MaximumFOp::create(nb, nl, a, x).getResult();
               }
             }
           scf::YieldOp::create(nb, nl, next);
@@ -184,8 +193,8 @@ Operation *getPreviousUser(Operation *op, Value buffer) {
   return nullptr;
 }
 
-LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,
-                                         linalg::DepthwiseConv2DNhwcHwcOp op,
+template <typename OpT>
+static LogicalResult vectorizeNhwcWindow(RewriterBase &rewriter, OpT op,
                                          kernel::CpuScheduleAttr schedule) {
   std::optional<NhwcShape> s = matchNhwc(op);
   if (!s)
@@ -199,7 +208,8 @@ LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,
   Value out = op.getDpsInits()[0], bias;
   auto broadcast =
       dyn_cast_or_null<linalg::BroadcastOp>(getPreviousUser(op, out));
-  if (broadcast && broadcast.getInit() == out &&
+  bool pool = std::is_same_v<OpT, linalg::PoolingNhwcMaxOp>;
+  if (!pool && broadcast && broadcast.getInit() == out &&
       broadcast.getDimensions() == ArrayRef<int64_t>{0, 1, 2} &&
       cast<MemRefType>(broadcast.getInput().getType()).isLastDimUnitStride()) {
     bias = broadcast.getInput();
@@ -209,7 +219,7 @@ LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,
   int64_t work = s->n * s->oh * s->ow * s->c * s->kh * s->kw;
   bool threads = schedule.getThreads() > 0 && s->n * s->oh >= 2 &&
                  work >= schedule.getMinParallelWork() &&
-                 !op->getParentOfType<scf::ForallOp>();
+                 !op->template getParentOfType<scf::ForallOp>();
   auto forall = scf::ForallOp::create(
       rewriter, loc,
       getAsIndexOpFoldResult(rewriter.getContext(), {s->n, s->oh}),
@@ -218,7 +228,7 @@ LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(forall.getBody()->getTerminator());
     NhwcEmitter(rewriter, loc, *s, vl, op.getDpsInputs()[0],
-                op.getDpsInputs()[1], out, bias)
+                pool ? Value() : op.getDpsInputs()[1], out, bias)
         .emitRow(forall.getInductionVar(0), forall.getInductionVar(1),
                  schedule.getAccumulators());
   }
@@ -226,6 +236,18 @@ LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,
     (void)scf::forallToForLoop(rewriter, forall);
   rewriter.eraseOp(op);
   return success();
+}
+
+LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,
+                                         linalg::DepthwiseConv2DNhwcHwcOp op,
+                                         kernel::CpuScheduleAttr schedule) {
+  return vectorizeNhwcWindow(rewriter, op, schedule);
+}
+
+LogicalResult vectorizeMaxPoolNhwc(RewriterBase &rewriter,
+                                   linalg::PoolingNhwcMaxOp op,
+                                   kernel::CpuScheduleAttr schedule) {
+  return vectorizeNhwcWindow(rewriter, op, schedule);
 }
 
 } // namespace kiln::cpu

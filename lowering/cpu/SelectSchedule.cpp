@@ -340,6 +340,11 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       auto w = cast<ShapedType>(dw.getInputs()[1].getType());
       return depthwise(dw, w.getDimSize(0) * w.getDimSize(1));
     }
+    // Channels-last max pooling runs the depthwise kernel's loops.
+    if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(op)) {
+      auto w = cast<ShapedType>(pool.getInputs()[1].getType());
+      return depthwise(pool, w.getDimSize(0) * w.getDimSize(1));
+    }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (linalgOp && linalg::isaContractionOpInterface(linalgOp)) {
       Fields f = contraction();

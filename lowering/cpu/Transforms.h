@@ -119,6 +119,11 @@ mlir::LogicalResult
 vectorizeDepthwiseConvNhwc(mlir::RewriterBase &rewriter,
                            mlir::linalg::DepthwiseConv2DNhwcHwcOp op,
                            kernel::CpuScheduleAttr schedule);
+/// The same loops for a static f32 channels-last max pooling (a maximum
+/// instead of a multiply-add, no filter).
+mlir::LogicalResult vectorizeMaxPoolNhwc(mlir::RewriterBase &rewriter,
+                                         mlir::linalg::PoolingNhwcMaxOp op,
+                                         kernel::CpuScheduleAttr schedule);
 
 } // namespace kiln::cpu
 

@@ -319,6 +319,18 @@ struct VectorizeDepthwiseConvPass
                        "the channels-last vector kernel takes static f32 "
                        "convolutions");
     }
+    SmallVector<linalg::PoolingNhwcMaxOp> pools;
+    getOperation().walk(
+        [&](linalg::PoolingNhwcMaxOp op) { pools.push_back(op); });
+    for (linalg::PoolingNhwcMaxOp op : pools) {
+      kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
+      if (!schedule || schedule.getStrategy() != "depthwise")
+        continue;
+      if (failed(cpu::vectorizeMaxPoolNhwc(rewriter, op, schedule)))
+        remarkSlowPath(op, "max pooling in scalar loops",
+                       "the channels-last vector kernel takes static f32 "
+                       "pooling");
+    }
   }
 };
 

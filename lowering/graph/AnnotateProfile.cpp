@@ -76,6 +76,11 @@ std::optional<double> countFlops(Operation *op) {
     return convFlops(c.getY(), c.getW(), 0);
   if (auto c = dyn_cast<kernel::Conv2DNhwcOp>(op))
     return convFlops(c.getOutput(), c.getFilter(), -1);
+  // Integer multiply-adds count as two operations too.
+  if (auto c = dyn_cast<g::QuantizedConvOp>(op))
+    return convFlops(c.getY(), c.getW(), 0);
+  if (auto m = dyn_cast<g::QuantizedMatMulOp>(op))
+    return contractionFlops(m.getY(), staticDim(m.getX(), -1));
   if (auto c = dyn_cast<g::ConvTransposeOp>(op)) {
     // Every input element meets M/group * prod(kernel) weights.
     auto x = numElements(c.getX()), w = numElements(c.getW());
@@ -94,10 +99,13 @@ std::optional<double> countFlops(Operation *op) {
   return 0.0;
 }
 
-/// The ONNX op an op stands for: FusedConv and conv_2d_nhwc are Conv.
+/// The ONNX op an op stands for: FusedConv and conv_2d_nhwc are Conv,
+/// max_pool_2d_nhwc is MaxPool.
 std::string onnxOpType(Operation *op) {
   if (isa<kernel::Conv2DNhwcOp>(op))
     return "Conv";
+  if (isa<kernel::MaxPool2DNhwcOp>(op))
+    return "MaxPool";
   llvm::StringRef name = op->getName().stripDialect();
   name.consume_front("Fused");
   return name.str();

@@ -477,6 +477,62 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<g::GlobalAveragePoolOp> {
   }
 };
 
+/// MaxPool(Transpose(x)) = Transpose(max_pool_2d_nhwc(x)), with auto_pad
+/// and ceil_mode resolved into explicit pads (ceil_mode as extra bottom and
+/// right padding). Static spatial dims only.
+struct SinkThroughMaxPool : OpRewritePattern<g::MaxPoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(g::MaxPoolOp op,
+                                PatternRewriter &rewriter) const override {
+    g::TransposeOp t = getToNchw(op.getX());
+    auto xt = dyn_cast<RankedTensorType>(op.getX().getType());
+    auto yt = dyn_cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    if (!t || !xt || !yt || xt.getRank() != 4 || kernel.size() != 2 ||
+        op.getStorageOrder() != 0 || ShapedType::isDynamic(xt.getDimSize(2)) ||
+        ShapedType::isDynamic(xt.getDimSize(3)) ||
+        ShapedType::isDynamic(yt.getDimSize(2)) ||
+        ShapedType::isDynamic(yt.getDimSize(3)))
+      return failure();
+    g::WindowParams params{op.getAutoPad(), kernel,
+                           op.getStrides(), op.getDilations(),
+                           op.getPads(),    op.getCeilMode() != 0};
+    FailureOr<SmallVector<int64_t>> pads =
+        g::resolvePads(std::nullopt, xt.getShape().drop_front(2), params);
+    if (failed(pads))
+      return failure();
+    auto one = SmallVector<int64_t>{1, 1};
+    SmallVector<int64_t> strides(op.getStrides().value_or(one));
+    SmallVector<int64_t> dilations(op.getDilations().value_or(one));
+    for (int d = 0; d < 2; ++d) {
+      int64_t span = (kernel[d] - 1) * dilations[d] + 1;
+      int64_t need = (yt.getDimSize(2 + d) - 1) * strides[d] + span;
+      int64_t have = xt.getDimSize(2 + d) + (*pads)[d] + (*pads)[d + 2];
+      (*pads)[d + 2] += std::max<int64_t>(0, need - have);
+    }
+    Location loc = op.getLoc();
+    kernel::MaxPool2DNhwcOp::Properties props;
+    props.setKernel(rewriter.getDenseI64ArrayAttr(kernel));
+    props.setStrides(rewriter.getDenseI64ArrayAttr(strides));
+    props.setDilations(rewriter.getDenseI64ArrayAttr(dilations));
+    props.setPads(rewriter.getDenseI64ArrayAttr(*pads));
+    SmallVector<Type> types;
+    if (failed(kernel::MaxPool2DNhwcOp::inferReturnTypes(
+            rewriter.getContext(), loc,
+            kernel::MaxPool2DNhwcOp::Adaptor(ValueRange{t.getData()}, nullptr,
+                                             props),
+            types)) ||
+        types.front() != permuteType(yt, kToNhwc))
+      return rewriter.notifyMatchFailure(op, "output extents differ");
+    Value pool = kernel::MaxPool2DNhwcOp::create(
+        rewriter, loc, types.front(), t.getData(), props.kernel, props.strides,
+        props.dilations, props.pads);
+    rewriter.replaceOp(op, createTranspose(rewriter, loc, pool, kToNchw, yt));
+    return success();
+  }
+};
+
 /// A transpose that keeps the order of the non-unit dims moves no data: it is
 /// a reshape (free after lowering).
 struct TransposeOfUnitDimsToReshape : OpRewritePattern<g::TransposeOp> {
@@ -544,9 +600,10 @@ struct ConvertLayoutPass : impl::ConvertLayoutBase<ConvertLayoutPass> {
 } // namespace
 
 void populateConvertLayoutPatterns(RewritePatternSet &patterns) {
-  patterns.add<ComposeTransposes, SinkThroughUnary, SinkThroughBinary,
-               SinkThroughConcat, SinkThroughGlobalAveragePool>(
-      patterns.getContext());
+  patterns
+      .add<ComposeTransposes, SinkThroughUnary, SinkThroughBinary,
+           SinkThroughConcat, SinkThroughGlobalAveragePool, SinkThroughMaxPool>(
+          patterns.getContext());
 }
 
 } // namespace kiln

@@ -154,11 +154,77 @@ struct Conv2DNhwcLowering : OpConversionPattern<k::Conv2DNhwcOp> {
   }
 };
 
+/// Channels-last max pooling: padded with the element type's lowest value
+/// (which also seeds the result), then linalg's NHWC max pooling (unsigned
+/// for u8).
+struct MaxPool2DNhwcLowering : OpConversionPattern<k::MaxPool2DNhwcOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(k::MaxPool2DNhwcOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput();
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto yt =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!xt.hasStaticShape() || !yt.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Type elt = xt.getElementType();
+    bool isUnsigned =
+        getElementTypeOrSelf(op.getInput().getType()).isUnsignedInteger();
+    TypedAttr lowestAttr;
+    if (auto ft = dyn_cast<FloatType>(elt))
+      lowestAttr = rewriter.getFloatAttr(
+          ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true));
+    else
+      lowestAttr = rewriter.getIntegerAttr(
+          elt, isUnsigned
+                   ? APInt::getMinValue(elt.getIntOrFloatBitWidth())
+                   : APInt::getSignedMinValue(elt.getIntOrFloatBitWidth()));
+    Value lowest = arith::ConstantOp::create(rewriter, loc, lowestAttr);
+    ArrayRef<int64_t> pads = op.getPads();
+    SmallVector<int64_t> shape(xt.getShape());
+    shape[1] += pads[0] + pads[2];
+    shape[2] += pads[1] + pads[3];
+    auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+    Value padded = x;
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+      padded = tensor::PadOp::create(
+          rewriter, loc, xt.clone(shape), x,
+          ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
+          ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
+          lowest);
+    Value init = linalg::FillOp::create(
+                     rewriter, loc, lowest,
+                     tensor::EmptyOp::create(rewriter, loc, yt.getShape(), elt)
+                         .getResult())
+                     .getResult(0);
+    Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), elt);
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    Value result;
+    if (isUnsigned)
+      result = linalg::PoolingNhwcMaxUnsignedOp::create(
+                   rewriter, loc, TypeRange{yt}, ValueRange{padded, window},
+                   ValueRange{init}, strides, dilations)
+                   .getResult(0);
+    else
+      result = linalg::PoolingNhwcMaxOp::create(
+                   rewriter, loc, TypeRange{yt}, ValueRange{padded, window},
+                   ValueRange{init}, strides, dilations)
+                   .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateKernelConvLoweringPatterns(GraphTypeConverter &converter,
                                         RewritePatternSet &patterns) {
-  patterns.add<Conv2DNhwcLowering>(converter, patterns.getContext());
+  patterns.add<Conv2DNhwcLowering, MaxPool2DNhwcLowering>(
+      converter, patterns.getContext());
 }
 
 } // namespace kiln

@@ -39,3 +39,20 @@ func.func @nhwc_f64(%in: memref<1x6x6x16xf64>, %w: memref<3x3x16xf64>, %out: mem
   linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x6x6x16xf64>, memref<3x3x16xf64>) outs(%out : memref<1x4x4x16xf64>)
   return
 }
+
+// -----
+
+// Channels-last max pooling takes the same loops: maxima of input vectors,
+// no filter loads.
+// CHECK-LABEL: func.func @max_pool_nhwc
+//       CHECK: scf.for {{.*}} iter_args
+//       CHECK:   vector.load %arg0[{{.*}}] : memref<1x9x9x32xf32>, vector<16xf32>
+//       CHECK:   arith.maximumf {{.*}} : vector<16xf32>
+//   CHECK-NOT: vector.fma
+//   CHECK-NOT: linalg.pooling_nhwc_max
+func.func @max_pool_nhwc(%in: memref<1x9x9x32xf32>, %out: memref<1x4x4x32xf32>) {
+  %win = memref.alloc() : memref<3x3xf32>
+  linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %win : memref<1x9x9x32xf32>, memref<3x3xf32>) outs(%out : memref<1x4x4x32xf32>)
+  memref.dealloc %win : memref<3x3xf32>
+  return
+}

@@ -59,3 +59,19 @@ func.func @depthwise_between(%x: tensor<1x4x8x8xui8>) -> tensor<1x4x8x8xf32> {
   %c2 = kiln_graph.Conv %d, %dw, %n {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>, none) -> tensor<1x4x8x8xf32>
   return %c2 : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A MaxPool after a channels-last convolution runs channels-last too:
+// ceil_mode becomes extra bottom/right padding (7 rows from 14 need 15).
+// CHECK-LABEL: func.func @maxpool_after_quantized_conv
+//       CHECK: %[[C:.*]] = kiln_graph.QuantizedConv {{.*}}channels_last = true{{.*}} -> tensor<1x14x14x4xf32>
+//       CHECK: %[[P:.*]] = kiln_kernel.max_pool_2d_nhwc %[[C]] {kernel = array<i64: 3, 3>, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x14x14x4xf32>) -> tensor<1x7x7x4xf32>
+//       CHECK: kiln_graph.Transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>}
+func.func @maxpool_after_quantized_conv(%x: tensor<1x4x14x14xui8>) -> tensor<1x4x7x7xf32> {
+  %w = kiln_graph.Constant {value = dense<1> : tensor<4x4x1x1xi8>} : () -> tensor<4x4x1x1xi8>
+  %n = kiln_graph.NoValue : none
+  %c = kiln_graph.QuantizedConv %x, %w, %n {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, w_scales = array<f32: 0.25>, x_scale = 0.5 : f32, x_zero_point = 7 : i64} : (tensor<1x4x14x14xui8>, tensor<4x4x1x1xi8>, none) -> tensor<1x4x14x14xf32>
+  %p = kiln_graph.MaxPool %c {ceil_mode = 1 : i64, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x4x14x14xf32>) -> tensor<1x4x7x7xf32>
+  return %p : tensor<1x4x7x7xf32>
+}

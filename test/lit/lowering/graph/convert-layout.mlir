@@ -146,14 +146,14 @@ func.func @concat_and_se(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
 
 // -----
 
-// MaxPool has no NHWC form: conversions on both sides of it. A grouped
-// (not depthwise) Conv stays NCHW. A transpose of [N, C, 1, 1] only moves
-// unit dims and becomes a reshape.
+// MaxPool runs channels-last after the convolution. A grouped (not
+// depthwise) Conv stays channels-first, with conversions on both sides. A transpose
+// of [N, C, 1, 1] only moves unit dims and becomes a reshape.
 // CHECK-LABEL: func.func @boundaries
 // CHECK:       %[[C:.*]] = kiln_kernel.conv_2d_nhwc
-// CHECK-NEXT:  %[[T:.*]] = kiln_graph.Transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
-// CHECK-NEXT:  %[[P:.*]] = kiln_graph.MaxPool %[[T]]
-// CHECK-NEXT:  %[[G:.*]] = kiln_graph.Conv %[[P]], %{{.*}}, %{{.*}} {group = 2 : i64}
+// CHECK-NEXT:  %[[P:.*]] = kiln_kernel.max_pool_2d_nhwc %[[C]] {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>) -> tensor<1x2x2x4xf32>
+// CHECK-NEXT:  %[[T:.*]] = kiln_graph.Transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x2x2x4xf32>) -> tensor<1x4x2x2xf32>
+// CHECK-NEXT:  %[[G:.*]] = kiln_graph.Conv %[[T]], %{{.*}}, %{{.*}} {group = 2 : i64}
 // CHECK-NEXT:  %[[T2:.*]] = kiln_graph.Transpose %[[G]] {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x2x2xf32>) -> tensor<1x2x2x4xf32>
 // CHECK-NEXT:  %[[D:.*]] = kiln_kernel.conv_2d_nhwc %[[T2]]
 // CHECK:       %[[R:.*]] = kiln_graph.ReduceMean %[[D]]

@@ -66,3 +66,24 @@ func.func @depthwise_of_dequantized(%q: tensor<1x5x5x8xui8>, %w: tensor<3x3x8xf3
   %0 = kiln_kernel.conv_2d_nhwc %x, %w {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x5x5x8xf32>, tensor<3x3x8xf32>) -> tensor<1x5x5x8xf32>
   return %0 : tensor<1x5x5x8xf32>
 }
+
+// -----
+
+// Channels-last max pooling: padded with -inf, which also seeds the result;
+// u8 takes the unsigned pooling and pads with 0.
+// CHECK-LABEL: func.func @max_pool_nhwc
+//       CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+//       CHECK: %[[P:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+//       CHECK:   tensor.yield %[[NINF]]
+//       CHECK: %[[I:.*]] = linalg.fill ins(%[[NINF]] : f32) {{.*}} -> tensor<1x4x4x5xf32>
+//       CHECK: linalg.pooling_nhwc_max {{.*}}strides = dense<2> : tensor<2xi64>{{.*}} ins(%[[P]], %{{.*}} : tensor<1x10x10x5xf32>, tensor<3x3xf32>) outs(%[[I]] : tensor<1x4x4x5xf32>)
+// CHECK-LABEL: func.func @max_pool_nhwc_u8
+//       CHECK: linalg.pooling_nhwc_max_unsigned
+func.func @max_pool_nhwc(%x: tensor<1x8x8x5xf32>) -> tensor<1x4x4x5xf32> {
+  %0 = kiln_kernel.max_pool_2d_nhwc %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x5xf32>) -> tensor<1x4x4x5xf32>
+  return %0 : tensor<1x4x4x5xf32>
+}
+func.func @max_pool_nhwc_u8(%x: tensor<1x8x8x5xui8>) -> tensor<1x4x4x5xui8> {
+  %0 = kiln_kernel.max_pool_2d_nhwc %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x8x5xui8>) -> tensor<1x4x4x5xui8>
+  return %0 : tensor<1x4x4x5xui8>
+}
