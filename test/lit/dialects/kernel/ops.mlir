@@ -102,3 +102,30 @@ func.func @params_without_activation(%x: tensor<1x4x4x3xf32>, %w: tensor<1x1x3x8
   %0 = kiln_kernel.conv_2d_nhwc %x, %w {activation_params = array<f32: 6.0>} : (tensor<1x4x4x3xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool
+//       CHECK: kiln_kernel.max_pool_2d_nhwc %arg0 {kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x9x9x8xf32>) -> tensor<?x5x5x8xf32>
+func.func @max_pool(%x: tensor<?x9x9x8xf32>) -> tensor<?x5x5x8xf32> {
+  %0 = kiln_kernel.max_pool_2d_nhwc %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 2, 2>} : (tensor<?x9x9x8xf32>) -> tensor<?x5x5x8xf32>
+  return %0 : tensor<?x5x5x8xf32>
+}
+
+// -----
+
+func.func @max_pool_window_too_large(%x: tensor<1x2x2x8xf32>) {
+  // expected-error @+2 {{window of 3 exceeds the padded input extent 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_kernel.max_pool_2d_nhwc %x {kernel = array<i64: 3, 3>} : (tensor<1x2x2x8xf32>) -> tensor<1x1x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_bad_kernel(%x: tensor<1x4x4x8xf32>) {
+  // expected-error @+2 {{needs a kernel of 2 positive extents}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln_kernel.max_pool_2d_nhwc %x {kernel = array<i64: 3>} : (tensor<1x4x4x8xf32>) -> tensor<1x2x2x8xf32>
+  return
+}
