@@ -20,7 +20,11 @@
 //
 // MR x NV accumulators plus NV weight vectors fill most of the 32 zmm
 // registers. A `linalg.fill` of zero right before the product is dropped:
-// the tiles start from zero instead. Forms other than this one stay linalg.
+// the tiles start from zero instead. The elementwise epilogue that follows
+// (scale, bias, activation, requantization) runs on the accumulators and
+// stores its own result, so the i32 product never reaches memory; not
+// where the memory plan may have laid that result over the product's rows.
+// Forms other than this one stay linalg.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +33,13 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -113,14 +122,122 @@ std::optional<DotShape> matchDot(linalg::GenericOp op) {
   return s;
 }
 
+/// The elementwise op after the product that reads its i32 result (all of
+/// it, or its first N columns through a subview) with per-column
+/// parameters: the requantization epilogue of QuantizedContraction.cpp. The
+/// tiles apply it to their accumulators and store its result instead, so
+/// the i32 product never goes to memory.
+struct Epilogue {
+  linalg::GenericOp op;
+  int64_t n; // columns written
+  Value out; // [M, N] f32 or i8, unit stride along N
+};
+
+/// The bytes a buffer may occupy: a base (an arena, an allocation, an
+/// argument) and a range in it, the whole base where unknown.
+struct Extent {
+  Value base;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+};
+
+Extent getExtent(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      auto type = cast<MemRefType>(view.getType());
+      std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+      if (!offset || !type.hasStaticShape())
+        return {view.getSource()};
+      return {view.getSource(), *offset,
+              *offset +
+                  type.getNumElements() * (type.getElementTypeBitWidth() / 8)};
+    }
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+    if (!viewLike)
+      break;
+    v = viewLike.getViewSource();
+  }
+  return {v};
+}
+
+/// False when the memory plan may have put `a` and `b` in the same bytes.
+bool provablyDisjoint(Value a, Value b) {
+  Extent x = getExtent(a), y = getExtent(b);
+  if (x.base != y.base)
+    return true;
+  return x.end <= y.begin || y.end <= x.begin;
+}
+
+std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
+                                      const DotShape &s) {
+  // Views, constants and the like (the arena views of the memory plan) may
+  // stand between them; anything with effects may not.
+  Value acc = s.c;
+  Operation *next = dot->getNextNode();
+  auto skipPure = [&](Operation *op) {
+    while (op && (isMemoryEffectFree(op) || isa<memref::AllocOp>(op)) &&
+           !isa<linalg::GenericOp>(op) &&
+           !llvm::is_contained(op->getOperands(), s.c))
+      op = op->getNextNode();
+    return op;
+  };
+  next = skipPure(next);
+  if (auto view = dyn_cast_or_null<memref::SubViewOp>(next)) {
+    if (view.getSource() != s.c ||
+        !llvm::all_of(view.getStaticOffsets(),
+                      [](int64_t o) { return o == 0; }) ||
+        !llvm::all_of(view.getStaticStrides(),
+                      [](int64_t st) { return st == 1; }))
+      return std::nullopt;
+    acc = view.getResult();
+    next = skipPure(view->getNextNode());
+  }
+  auto epi = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!epi || !epi.hasPureBufferSemantics() || epi.getNumLoops() != 2 ||
+      epi.getNumParallelLoops() != 2 || epi.getNumDpsInits() != 1 ||
+      epi.getDpsInputs().empty() || epi.getDpsInputs()[0] != acc ||
+      !linalg::hasOnlyScalarElementwiseOp(epi.getRegion()) ||
+      epi.payloadUsesValueFromOperand(epi.getDpsInitOperand(0)))
+    return std::nullopt;
+  auto outTy = dyn_cast<MemRefType>(epi.getDpsInits()[0].getType());
+  auto accTy = cast<MemRefType>(acc.getType());
+  if (!outTy || !outTy.hasStaticShape() ||
+      outTy.getShape() != accTy.getShape() || !outTy.isLastDimUnitStride() ||
+      !(outTy.getElementType().isF32() || outTy.getElementType().isInteger(8)))
+    return std::nullopt;
+  MLIRContext *ctx = dot.getContext();
+  AffineMap rowCol = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap col = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  for (OpOperand &operand : epi->getOpOperands()) {
+    AffineMap map = epi.getMatchingIndexingMap(&operand);
+    bool first = operand.getOperandNumber() == 0 || epi.isDpsInit(&operand);
+    if (map != (first ? rowCol : col))
+      return std::nullopt;
+    auto t = cast<MemRefType>(operand.get().getType());
+    if (!first && (!t.hasStaticShape() || !t.isLastDimUnitStride()))
+      return std::nullopt;
+  }
+  // The tiles write the output while the product's rows are still being
+  // read: the memory plan, which saw them one after the other, may have
+  // reused the rows' bytes for it.
+  if (!provablyDisjoint(epi.getDpsInits()[0], s.a))
+    return std::nullopt;
+  // Nothing else may read the product.
+  for (Operation *user : s.c.getUsers())
+    if (user != dot && user != epi && user != acc.getDefiningOp() &&
+        !isa<memref::DeallocOp>(user))
+      return std::nullopt;
+  return Epilogue{epi, outTy.getDimSize(1), epi.getDpsInits()[0]};
+}
+
 /// Rows per register tile for `nv` 16-lane column vectors: MR x NV
 /// accumulators, NV weight vectors and one broadcast within 32 registers.
 int64_t rowsFor(int64_t nv) { return nv >= 4 ? 6 : nv == 3 ? 8 : 12; }
 
 class TileEmitter {
 public:
-  TileEmitter(OpBuilder &b, Location loc, const DotShape &s, bool zeroInit)
-      : b(b), loc(loc), s(s), zeroInit(zeroInit) {
+  TileEmitter(OpBuilder &b, Location loc, const DotShape &s, bool zeroInit,
+              std::optional<Epilogue> epilogue)
+      : b(b), loc(loc), s(s), zeroInit(zeroInit), epilogue(epilogue) {
     // [M, K4*4] and [K4, Np*4]: contiguous rows for the vector loads.
     a = memref::CollapseShapeOp::create(
         b, loc, s.a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
@@ -176,10 +293,81 @@ public:
           }
           scf::YieldOp::create(nb, nl, next);
         });
+    if (epilogue) {
+      storeThroughEpilogue(loop, rows, cols);
+      return;
+    }
     for (int64_t r = 0; r < mr; ++r)
       for (int64_t v = 0; v < nv; ++v)
         vector::StoreOp::create(b, loc, loop.getResult(r * nv + v), s.c,
                                 ValueRange{rows[r], cols[v]});
+  }
+
+  /// The epilogue's body on each accumulator vector, its result stored to
+  /// the epilogue's output; columns past N are masked off.
+  void storeThroughEpilogue(scf::ForOp loop, ArrayRef<Value> rows,
+                            ArrayRef<Value> cols) {
+    linalg::GenericOp epi = epilogue->op;
+    Block &body = epi.getRegion().front();
+    int64_t nv = cols.size();
+    bool ragged = epilogue->n % 16 != 0;
+    auto vec = [](Type t) { return VectorType::get({16}, t); };
+    for (int64_t v = 0; v < nv; ++v) {
+      Value mask;
+      if (ragged)
+        mask = vector::CreateMaskOp::create(
+            b, loc, vec(b.getI1Type()),
+            ValueRange{
+                arith::SubIOp::create(b, loc, index(epilogue->n), cols[v])});
+      // Per-column parameters, once per column vector.
+      IRMapping params;
+      for (unsigned i = 1; i < epi.getNumDpsInputs(); ++i) {
+        Value mem = epi.getDpsInputs()[i];
+        Type t = vec(getElementTypeOrSelf(mem.getType()));
+        Value p;
+        if (mask) {
+          Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+          p = vector::MaskedLoadOp::create(b, loc, t, mem, ValueRange{cols[v]},
+                                           mask, zero);
+        } else {
+          p = vector::LoadOp::create(b, loc, t, mem, ValueRange{cols[v]});
+        }
+        params.map(body.getArgument(i), p);
+      }
+      for (int64_t r = 0; r < (int64_t)rows.size(); ++r) {
+        IRMapping map = params;
+        map.map(body.getArgument(0), loop.getResult(r * nv + v));
+        for (Operation &inner : body.without_terminator()) {
+          SmallVector<Value> operands;
+          for (Value operand : inner.getOperands()) {
+            if (Value m = map.lookupOrNull(operand)) {
+              operands.push_back(m);
+              continue;
+            }
+            // A scalar from outside the row, or a constant: splat it.
+            Value scalar = operand;
+            if (auto c = operand.getDefiningOp<arith::ConstantOp>();
+                c && c->getBlock() == &body)
+              scalar = b.clone(*c)->getResult(0);
+            operands.push_back(vector::BroadcastOp::create(
+                b, loc, vec(operand.getType()), scalar));
+          }
+          if (isa<arith::ConstantOp>(inner))
+            continue;
+          OperationState state(loc, inner.getName(), operands,
+                               TypeRange{vec(inner.getResult(0).getType())},
+                               inner.getAttrs());
+          map.map(inner.getResult(0), b.create(state)->getResult(0));
+        }
+        Value result = map.lookup(body.getTerminator()->getOperand(0));
+        SmallVector<Value> idx = {rows[r], cols[v]};
+        if (mask)
+          vector::MaskedStoreOp::create(b, loc, epilogue->out, idx, mask,
+                                        result);
+        else
+          vector::StoreOp::create(b, loc, result, epilogue->out, idx);
+      }
+    }
   }
 
   /// Whole MR-row tiles of rows [begin, end) (a multiple of mr apart).
@@ -212,6 +400,7 @@ private:
   Location loc;
   const DotShape &s;
   bool zeroInit;
+  std::optional<Epilogue> epilogue;
   Value a, w;
 };
 
@@ -246,8 +435,12 @@ struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {
     linalg::FillOp fill = findZeroFill(op, s.c);
     if (fill)
       rewriter.eraseOp(fill);
-    rewriter.setInsertionPoint(op);
-    TileEmitter e(rewriter, loc, s, /*zeroInit=*/fill != nullptr);
+    std::optional<Epilogue> epilogue =
+        fill ? matchEpilogue(op, s) : std::nullopt;
+    // Where the epilogue's operands all exist; only views lie in between.
+    rewriter.setInsertionPoint(epilogue ? epilogue->op.getOperation()
+                                        : op.getOperation());
+    TileEmitter e(rewriter, loc, s, /*zeroInit=*/fill != nullptr, epilogue);
 
     int64_t nv = std::min<int64_t>(4, s.np / 16);
     int64_t panels = s.np / (16 * nv), restNv = (s.np / 16) % nv;
@@ -309,6 +502,8 @@ struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {
         e.emitTile(e.index(restWhole), s.m - restWhole, n0, restNv);
     }
     rewriter.eraseOp(op);
+    if (epilogue)
+      rewriter.eraseOp(epilogue->op);
   }
 };
 

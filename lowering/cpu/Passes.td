@@ -290,7 +290,10 @@ def Int8DotKernel : Pass<"kiln-cpu-int8-dot-kernel", "mlir::func::FuncOp"> {
     up to 6 rows x 64 columns: per step of four k, 64-byte weight loads, a
     4-byte broadcast of each row and `llvm.x86.avx512.vpdpbusd.512` into i32
     accumulators. A `linalg.fill` of zero just before the product is
-    dropped (the tiles start from zero). Runs before
+    dropped (the tiles start from zero), and the elementwise epilogue that
+    reads the product next (per-column parameters) is applied to the
+    accumulators in registers, its result stored directly, unless its
+    output may share bytes with the product's rows. Runs before
     `kiln-cpu-tile-and-vectorize`; needs `vector-bits=512` (AVX-512 VNNI),
     does nothing otherwise.
   }];

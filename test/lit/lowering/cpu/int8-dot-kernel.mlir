@@ -81,3 +81,84 @@ func.func @signed_signed(%a: memref<8x2x4xi8>, %b: memref<2x16x4xi8>, %c: memref
   }
   return
 }
+
+// -----
+
+#a = affine_map<(m, n, k, j) -> (m, k, j)>
+#b = affine_map<(m, n, k, j) -> (k, n, j)>
+#c = affine_map<(m, n, k, j) -> (m, n)>
+#rc = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+
+// The requantization after the product (reading its first 20 of 32
+// columns) runs on the accumulators: no i32 store, the epilogue's body on
+// vectors; the second column vector's parameters are loaded and its u8
+// results stored under the mask of the 4 columns left.
+// CHECK-LABEL: func.func @fused_epilogue
+//   CHECK-NOT: linalg.generic
+//       CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+//       CHECK: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+//       CHECK: arith.mulf {{.*}} : vector<16xf32>
+//       CHECK: arith.fptosi {{.*}} : vector<16xf32> to vector<16xi32>
+//       CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
+//       CHECK: vector.maskedload %arg3
+//       CHECK: vector.maskedstore %arg4
+//   CHECK-NOT: vector.store {{.*}} : memref<8x32xi32>
+func.func @fused_epilogue(%a: memref<8x2x4xi8>, %b: memref<2x32x4xi8>, %c: memref<8x32xi32>, %scale: memref<20xf32>, %out: memref<8x20xi8>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<8x32xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<8x2x4xi8>, memref<2x32x4xi8>) outs(%c : memref<8x32xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xi = arith.extui %x : i8 to i32
+    %yi = arith.extsi %y : i8 to i32
+    %p = arith.muli %xi, %yi : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  %view = memref.subview %c[0, 0] [8, 20] [1, 1] : memref<8x32xi32> to memref<8x20xi32, strided<[32, 1]>>
+  linalg.generic {indexing_maps = [#rc, #col, #rc], iterator_types = ["parallel", "parallel"]} ins(%view, %scale : memref<8x20xi32, strided<[32, 1]>>, memref<20xf32>) outs(%out : memref<8x20xi8>) {
+  ^bb0(%v: i32, %sc: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %sc : f32
+    %i = arith.fptosi %m : f32 to i32
+    %t = arith.trunci %i : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k, j) -> (m, k, j)>
+#b = affine_map<(m, n, k, j) -> (k, n, j)>
+#c = affine_map<(m, n, k, j) -> (m, n)>
+#rc = affine_map<(m, n) -> (m, n)>
+
+// The memory plan put the epilogue's output over the product's rows (both
+// views of one arena from byte 0): the tiles must not write it while they
+// read the rows, so the epilogue stays a loop of its own.
+// CHECK-LABEL: func.func @output_over_rows
+//       CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+//       CHECK: vector.store {{.*}} : memref<8x16xi32>, vector<16xi32>
+//       CHECK: linalg.generic
+func.func @output_over_rows(%arena: memref<4096xi8>, %b: memref<2x16x4xi8>, %c: memref<8x16xi32>) {
+  %c0 = arith.constant 0 : index
+  %a = memref.view %arena[%c0][] : memref<4096xi8> to memref<8x2x4xi8>
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<8x16xi32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : memref<8x2x4xi8>, memref<2x16x4xi8>) outs(%c : memref<8x16xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %xi = arith.extui %x : i8 to i32
+    %yi = arith.extsi %y : i8 to i32
+    %p = arith.muli %xi, %yi : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  %out = memref.view %arena[%c0][] : memref<4096xi8> to memref<8x16xf32>
+  linalg.generic {indexing_maps = [#rc, #rc], iterator_types = ["parallel", "parallel"]} ins(%c : memref<8x16xi32>) outs(%out : memref<8x16xf32>) {
+  ^bb0(%v: i32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
