@@ -48,16 +48,21 @@ template <typename OpT> std::optional<NhwcShape> matchNhwc(OpT op) {
   if (!inTy || !wTy || !outTy || !inTy.hasStaticShape() ||
       !wTy.hasStaticShape() || !outTy.hasStaticShape())
     return std::nullopt;
+  bool pool = std::is_same_v<OpT, linalg::PoolingNhwcMaxOp>;
   for (MemRefType t : {inTy, wTy, outTy})
-    if (!t.getElementType().isF32() || !t.isLastDimUnitStride())
+    if (!t.isLastDimUnitStride())
       return std::nullopt;
+  // An i8 input (a quantized model's) is converted as it is loaded.
+  if (!wTy.getElementType().isF32() || !outTy.getElementType().isF32() ||
+      !(inTy.getElementType().isF32() ||
+        (!pool && inTy.getElementType().isSignlessInteger(8))))
+    return std::nullopt;
   SmallVector<int64_t> st(op.getStrides().template getValues<int64_t>());
   SmallVector<int64_t> dl(op.getDilations().template getValues<int64_t>());
   ArrayRef<int64_t> in = inTy.getShape(), w = wTy.getShape(),
                     out = outTy.getShape();
   NhwcShape s{in[0], in[1], in[2], in[3], out[1], out[2],
               w[0],  w[1],  st[0], st[1], dl[0],  dl[1]};
-  bool pool = std::is_same_v<OpT, linalg::PoolingNhwcMaxOp>;
   if (out[0] != s.n || out[3] != s.c ||
       (pool ? w.size() != 2 : w.size() != 3 || w[2] != s.c) ||
       (s.oh - 1) * s.sh + (s.kh - 1) * s.dh >= s.ih ||
@@ -123,6 +128,23 @@ private:
     return vector::MaskedLoadOp::create(ob, loc, vecTy, mem, idx, mask, zero);
   }
 
+  /// An input vector as f32 (i8 inputs are converted).
+  Value loadInput(OpBuilder &ob, ValueRange idx, Value mask) {
+    Type elt = cast<MemRefType>(in.getType()).getElementType();
+    if (elt.isF32())
+      return load(ob, in, idx, mask);
+    auto bytes = VectorType::get({vl}, elt);
+    Value v;
+    if (mask) {
+      Value zero = arith::ConstantOp::create(
+          ob, loc, DenseElementsAttr::get(bytes, ob.getIntegerAttr(elt, 0)));
+      v = vector::MaskedLoadOp::create(ob, loc, bytes, in, idx, mask, zero);
+    } else {
+      v = vector::LoadOp::create(ob, loc, bytes, in, idx);
+    }
+    return arith::SIToFPOp::create(ob, loc, vecTy, v);
+  }
+
   /// Pixels [ow, ow + pixels) by `vecs` channel vectors from `c`; `partial`
   /// lanes (a masked vector) when non-zero.
   void emitTile(Value n, Value oh, Value ow, int64_t pixels, Value c,
@@ -156,7 +178,7 @@ private:
                 w = load(nb, filter, {kh, cst(kw), cIdx[j]}, mask);
               for (int64_t p = 0; p < pixels; ++p) {
                 Value iw = add(mul(owIdx[p], s.sw), kw * s.dw);
-                Value x = load(nb, in, {n, ih, iw, cIdx[j]}, mask);
+                Value x = loadInput(nb, {n, ih, iw, cIdx[j]}, mask);
                 Value &a = next[p * vecs + j];
                 a = filter
                         ? vector::FMAOp::create(nb, nl, x, w, a).getResult()

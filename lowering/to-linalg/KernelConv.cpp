@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/ConstantData.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/graph/ShapeInference.h"
 #include "dialects/kernel/KernelOps.h"
@@ -101,6 +102,92 @@ Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
       .getResult(0);
 }
 
+/// A depthwise convolution of a per-tensor DequantizeLinear of 8-bit values
+/// with a constant filter reads the 8-bit values themselves: as i8 (a u8
+/// input moves there by x ^ 0x80, its zero point by -128), padded with the
+/// zero point, times filter * scale; the zero point's share, -zp * scale *
+/// (sum of the taps), joins the bias (padded taps read the zero point and
+/// add nothing). A quarter of the bytes per element read, and no
+/// dequantized copy. The operands, or nullopt for other convolutions.
+struct Int8DepthwiseOperands {
+  Value input, filter, bias;
+};
+
+std::optional<Int8DepthwiseOperands>
+getInt8DepthwiseOperands(ConversionPatternRewriter &rewriter, Location loc,
+                         k::Conv2DNhwcOp op) {
+  auto dq = op.getInput().getDefiningOp<graph::DequantizeLinearOp>();
+  std::optional<ConstantData> w = getConstantData(op.getFilter());
+  std::optional<ConstantData> b;
+  if (op.getBias() && !(b = getConstantData(op.getBias())))
+    return std::nullopt;
+  if (!op.isDepthwise() || !dq || !w || !w->type.getElementType().isF32())
+    return std::nullopt;
+  std::optional<SmallVector<double>> scale =
+      graph::getConstantFloats(dq.getXScale());
+  std::optional<SmallVector<int64_t>> zero =
+      graph::isNoValue(dq.getXZeroPoint())
+          ? SmallVector<int64_t>{0}
+          : graph::getConstantInts(dq.getXZeroPoint());
+  Type qElt = getElementTypeOrSelf(dq.getX().getType());
+  Value q = rewriter.getRemappedValue(dq.getX());
+  auto qt = q ? dyn_cast<RankedTensorType>(q.getType()) : nullptr;
+  if (!scale || scale->size() != 1 || !zero || zero->size() != 1 ||
+      !qElt.isInteger(8) || !qt || !qt.hasStaticShape() ||
+      !getElementTypeOrSelf(dq.getType()).isF32())
+    return std::nullopt;
+  bool isUnsigned = qElt.isUnsignedInteger();
+  int64_t zp = isUnsigned ? (zero->front() & 0xff) - 128 : zero->front();
+  double s = scale->front();
+  Type i8 = rewriter.getI8Type();
+  if (isUnsigned) {
+    Value out = tensor::EmptyOp::create(rewriter, loc, qt.getShape(), i8);
+    auto id = rewriter.getMultiDimIdentityMap(4);
+    q = linalg::GenericOp::create(
+            rewriter, loc, out.getType(), q, out, ArrayRef<AffineMap>{id, id},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, l,
+                  ValueRange{arith::XOrIOp::create(
+                      nb, l, args[0], createScalarConstant(nb, l, i8, -128))});
+            })
+            .getResult(0);
+  }
+  ArrayRef<int64_t> pads = op.getPads();
+  if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+    SmallVector<int64_t> shape(qt.getShape());
+    shape[1] += pads[0] + pads[2];
+    shape[2] += pads[1] + pads[3];
+    auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
+    q = tensor::PadOp::create(
+        rewriter, loc, RankedTensorType::get(shape, i8), q,
+        ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
+        ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
+        createScalarConstant(rewriter, loc, i8, zp));
+  }
+  // [KH, KW, C] filter times the scale; bias - zp * scale * taps.
+  int64_t c = w->type.getDimSize(2);
+  std::vector<double> scaled(w->getNumElements()), bias(c, 0.0);
+  for (int64_t i = 0; i < w->getNumElements(); ++i) {
+    scaled[i] = w->getDouble(i) * s;
+    bias[i % c] -= zp * scaled[i];
+  }
+  if (b)
+    for (int64_t j = 0; j < c; ++j)
+      bias[j] += b->getDouble(j);
+  auto f32 = rewriter.getF32Type();
+  Value filter = arith::ConstantOp::create(
+      rewriter, loc,
+      cast<TypedAttr>(createFloatConstantAttr(
+          RankedTensorType::get(w->type.getShape(), f32), scaled, "dw_q")));
+  Value biasValue = arith::ConstantOp::create(
+      rewriter, loc,
+      cast<TypedAttr>(createFloatConstantAttr(RankedTensorType::get({c}, f32),
+                                              bias, "dw_q_bias")));
+  return Int8DepthwiseOperands{q, filter, biasValue};
+}
+
 struct Conv2DNhwcLowering : OpConversionPattern<k::Conv2DNhwcOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -118,12 +205,20 @@ struct Conv2DNhwcLowering : OpConversionPattern<k::Conv2DNhwcOp> {
           op, "needs float operands, a static filter and static non-batch "
               "dims");
 
-    Value padded = padDequantized(rewriter, loc, op.getInput(), op.getPads());
+    Value padded, bias = adaptor.getBias();
+    if (std::optional<Int8DepthwiseOperands> q =
+            getInt8DepthwiseOperands(rewriter, loc, op)) {
+      padded = q->input;
+      w = q->filter;
+      bias = q->bias;
+    } else {
+      padded = padDequantized(rewriter, loc, op.getInput(), op.getPads());
+    }
     if (!padded)
       padded = padNhwc(rewriter, loc, x, op.getPads());
     Value empty = emptyWithBatch(rewriter, loc, yt, x);
     Value init;
-    if (Value bias = adaptor.getBias())
+    if (bias)
       init = linalg::BroadcastOp::create(rewriter, loc, bias, empty,
                                          ArrayRef<int64_t>{0, 1, 2})
                  .getResult()[0];

@@ -134,10 +134,13 @@ def make_block(rng, spec):
     n, c, h, w = spec["x"]
     e = c * 4
     inits, nodes = [], []
+    qtype = np.int8 if spec.get("signed") else np.uint8
+    stride = spec.get("dw_stride", 1)
 
     def qdq(src, name, scale, zero):
+        zero = zero - 128 if qtype == np.int8 else zero
         inits.extend([nh.from_array(np.array(scale, np.float32), name + "_s"),
-                      nh.from_array(np.array(zero, np.uint8), name + "_z")])
+                      nh.from_array(np.array(zero, qtype), name + "_z")])
         nodes.extend([helper.make_node("QuantizeLinear", [src, name + "_s", name + "_z"],
                                        [name + "_q"]),
                       helper.make_node("DequantizeLinear", [name + "_q", name + "_s",
@@ -156,17 +159,26 @@ def make_block(rng, spec):
     nodes.append(helper.make_node("Conv", [x, weight("w1", (e, c, 1, 1), c)], ["c1"]))
     nodes.append(helper.make_node("Relu", ["c1"], ["r1"]))
     r1 = qdq("r1", "a1", 0.02, 0)
-    nodes.append(helper.make_node("Conv", [r1, weight("w2", (e, 1, 3, 3), 9)], ["c2"],
-                                  group=e, pads=[1, 1, 1, 1]))
+    dw_inputs = [r1, weight("w2", (e, 1, 3, 3), 9)]
+    if spec.get("dw_bias"):
+        inits.append(nh.from_array((rng.standard_normal(e) * 0.3).astype(np.float32), "b2"))
+        dw_inputs.append("b2")
+    nodes.append(helper.make_node("Conv", dw_inputs, ["c2"], group=e, pads=[1, 1, 1, 1],
+                                  strides=[stride, stride]))
     inits += [nh.from_array(np.array(0, np.float32), "lo"),
               nh.from_array(np.array(6, np.float32), "hi")]
     nodes.append(helper.make_node("Clip", ["c2", "lo", "hi"], ["r2"]))
     r2 = qdq("r2", "a2", 0.025, 0)
     nodes.append(helper.make_node("Conv", [r2, weight("w3", (c, e, 1, 1), e)], ["c3"]))
-    nodes.append(helper.make_node("Add", ["c3", x], ["y"]))
+    out_shape = list(spec["x"])
+    if stride == 1:
+        nodes.append(helper.make_node("Add", ["c3", x], ["y"]))
+    else:
+        nodes.append(helper.make_node("Identity", ["c3"], ["y"]))
+        out_shape[2:] = [(h - 1) // stride + 1, (w - 1) // stride + 1]
     graph = helper.make_graph(
         nodes, spec["name"], [helper.make_tensor_value_info("x", T.FLOAT, spec["x"])],
-        [helper.make_tensor_value_info("y", T.FLOAT, spec["x"])], inits)
+        [helper.make_tensor_value_info("y", T.FLOAT, out_shape)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model)
     return model, spec["x"], None
@@ -200,6 +212,8 @@ CASES = [
          per_channel=False),
     # Several layers: layouts must cancel between them, the depthwise weight fold.
     dict(name="inverted_residual_block", op="block", x=[1, 16, 28, 28]),
+    dict(name="inverted_residual_i8_s2_bias", op="block", x=[1, 12, 17, 15], signed=True,
+         dw_stride=2, dw_bias=True),
     # The fusion must leave this one in float: grouped.
     dict(name="conv_grouped_float_path", op="conv", x=[1, 8, 8, 8], w=(8, 8, 3, 3),
          group=2, pads=[1, 1, 1, 1], out="u8", integer=False),

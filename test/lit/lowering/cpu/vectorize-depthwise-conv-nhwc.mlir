@@ -56,3 +56,15 @@ func.func @max_pool_nhwc(%in: memref<1x9x9x32xf32>, %out: memref<1x4x4x32xf32>) 
   memref.dealloc %win : memref<3x3xf32>
   return
 }
+
+// -----
+
+// An i8 input is converted as it is loaded.
+// CHECK-LABEL: func.func @nhwc_i8_input
+//       CHECK: vector.load %arg0[{{.*}}] : memref<1x6x6x16xi8>, vector<16xi8>
+//       CHECK: arith.sitofp {{.*}} : vector<16xi8> to vector<16xf32>
+//       CHECK: vector.fma
+func.func @nhwc_i8_input(%in: memref<1x6x6x16xi8>, %w: memref<3x3x16xf32>, %out: memref<1x4x4x16xf32>) {
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x6x6x16xi8>, memref<3x3x16xf32>) outs(%out : memref<1x4x4x16xf32>)
+  return
+}

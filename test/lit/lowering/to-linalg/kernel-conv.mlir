@@ -87,3 +87,27 @@ func.func @max_pool_nhwc_u8(%x: tensor<1x8x8x5xui8>) -> tensor<1x4x4x5xui8> {
   %0 = kiln_kernel.max_pool_2d_nhwc %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x8x5xui8>) -> tensor<1x4x4x5xui8>
   return %0 : tensor<1x4x4x5xui8>
 }
+
+// -----
+
+// With a constant filter the convolution reads the 8-bit values: u8 moves to
+// i8 (x ^ 0x80, zero point 200 - 128 = 72), padded with 72; the filter is
+// scaled (2.0 * 0.5 = 1.0) and the bias takes -72 * (9 taps * 1.0) + 3.
+// CHECK-LABEL: func.func @depthwise_int8_input
+//       CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<1x5x5x8xi8>)
+//       CHECK:   arith.xori
+//       CHECK: tensor.pad
+//       CHECK:   tensor.yield %c72_i8
+//       CHECK: %[[W:.*]] = arith.constant dense<1.000000e+00> : tensor<3x3x8xf32>
+//       CHECK: %[[B:.*]] = arith.constant dense<-6.450000e+02> : tensor<8xf32>
+//       CHECK: linalg.broadcast ins(%[[B]]
+//       CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x7x7x8xi8>, tensor<3x3x8xf32>)
+func.func @depthwise_int8_input(%q: tensor<1x5x5x8xui8>) -> tensor<1x5x5x8xf32> {
+  %s = kiln_graph.Constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = kiln_graph.Constant {value = dense<200> : tensor<ui8>} : () -> tensor<ui8>
+  %w = kiln_graph.Constant {value = dense<2.0> : tensor<3x3x8xf32>} : () -> tensor<3x3x8xf32>
+  %b = kiln_graph.Constant {value = dense<3.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %x = kiln_graph.DequantizeLinear %q, %s, %z : (tensor<1x5x5x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x5x5x8xf32>
+  %0 = kiln_kernel.conv_2d_nhwc %x, %w, %b {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x5x5x8xf32>, tensor<3x3x8xf32>, tensor<8xf32>) -> tensor<1x5x5x8xf32>
+  return %0 : tensor<1x5x5x8xf32>
+}
