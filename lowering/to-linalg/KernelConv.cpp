@@ -42,16 +42,22 @@ Value padNhwc(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads) {
   return tensor::PadOp::create(b, loc, t.clone(shape), x, low, high, zero);
 }
 
-/// The padded input when `graphX` is a per-tensor DequantizeLinear of
-/// 8-bit values (a quantized model's depthwise convolution): the 8-bit
-/// tensor is padded with its zero point, which dequantizes to the 0.0 of
-/// the padding, and dequantized into the padded buffer, so that no float
-/// copy is padded again. Null otherwise.
-Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
-                     Value graphX, ArrayRef<int64_t> pads) {
+/// `graphX` as a per-tensor DequantizeLinear of static 8-bit values to f32:
+/// the converted 8-bit tensor, its scale and zero point (as read: 0..255
+/// for u8).
+struct TensorDequantize {
+  Value q;
+  RankedTensorType type;
+  double scale;
+  int64_t zeroPoint;
+  bool isUnsigned;
+};
+
+std::optional<TensorDequantize>
+matchTensorDequantize(ConversionPatternRewriter &rewriter, Value graphX) {
   auto dq = graphX.getDefiningOp<graph::DequantizeLinearOp>();
-  if (!dq || llvm::all_of(pads, [](int64_t p) { return p == 0; }))
-    return {};
+  if (!dq)
+    return std::nullopt;
   std::optional<SmallVector<double>> scale =
       graph::getConstantFloats(dq.getXScale());
   std::optional<SmallVector<int64_t>> zero =
@@ -64,9 +70,27 @@ Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
   if (!scale || scale->size() != 1 || !zero || zero->size() != 1 ||
       !qElt.isInteger(8) || !qt || !qt.hasStaticShape() ||
       !getElementTypeOrSelf(dq.getType()).isF32())
-    return {};
+    return std::nullopt;
   bool isUnsigned = qElt.isUnsignedInteger();
-  int64_t zp = isUnsigned ? (zero->front() & 0xff) : zero->front();
+  return TensorDequantize{q, qt, scale->front(),
+                          isUnsigned ? (zero->front() & 0xff) : zero->front(),
+                          isUnsigned};
+}
+
+/// The padded input when `graphX` is a per-tensor DequantizeLinear of
+/// 8-bit values (a quantized model's depthwise convolution): the 8-bit
+/// tensor is padded with its zero point, which dequantizes to the 0.0 of
+/// the padding, and dequantized into the padded buffer, so that no float
+/// copy is padded again. Null otherwise.
+Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
+                     Value graphX, ArrayRef<int64_t> pads) {
+  std::optional<TensorDequantize> dq = matchTensorDequantize(rewriter, graphX);
+  if (!dq || llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return {};
+  Value q = dq->q;
+  RankedTensorType qt = dq->type;
+  bool isUnsigned = dq->isUnsigned;
+  int64_t zp = dq->zeroPoint;
   SmallVector<int64_t> shape(qt.getShape());
   shape[1] += pads[0] + pads[2];
   shape[2] += pads[1] + pads[3];
@@ -96,7 +120,7 @@ Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
                                          createScalarConstant(b, l, i32, zp));
                v = arith::SIToFPOp::create(b, l, f32, v);
                v = arith::MulFOp::create(
-                   b, l, v, createScalarConstant(b, l, f32, scale->front()));
+                   b, l, v, createScalarConstant(b, l, f32, dq->scale));
                linalg::YieldOp::create(b, l, v);
              })
       .getResult(0);
@@ -116,29 +140,22 @@ struct Int8DepthwiseOperands {
 std::optional<Int8DepthwiseOperands>
 getInt8DepthwiseOperands(ConversionPatternRewriter &rewriter, Location loc,
                          k::Conv2DNhwcOp op) {
-  auto dq = op.getInput().getDefiningOp<graph::DequantizeLinearOp>();
   std::optional<ConstantData> w = getConstantData(op.getFilter());
   std::optional<ConstantData> b;
   if (op.getBias() && !(b = getConstantData(op.getBias())))
     return std::nullopt;
-  if (!op.isDepthwise() || !dq || !w || !w->type.getElementType().isF32())
+  if (!op.isDepthwise() || !w || !w->type.getElementType().isF32())
     return std::nullopt;
-  std::optional<SmallVector<double>> scale =
-      graph::getConstantFloats(dq.getXScale());
-  std::optional<SmallVector<int64_t>> zero =
-      graph::isNoValue(dq.getXZeroPoint())
-          ? SmallVector<int64_t>{0}
-          : graph::getConstantInts(dq.getXZeroPoint());
-  Type qElt = getElementTypeOrSelf(dq.getX().getType());
-  Value q = rewriter.getRemappedValue(dq.getX());
-  auto qt = q ? dyn_cast<RankedTensorType>(q.getType()) : nullptr;
-  if (!scale || scale->size() != 1 || !zero || zero->size() != 1 ||
-      !qElt.isInteger(8) || !qt || !qt.hasStaticShape() ||
-      !getElementTypeOrSelf(dq.getType()).isF32())
+  std::optional<TensorDequantize> dq =
+      matchTensorDequantize(rewriter, op.getInput());
+  if (!dq)
     return std::nullopt;
-  bool isUnsigned = qElt.isUnsignedInteger();
-  int64_t zp = isUnsigned ? (zero->front() & 0xff) - 128 : zero->front();
-  double s = scale->front();
+  Value q = dq->q;
+  RankedTensorType qt = dq->type;
+  bool isUnsigned = dq->isUnsigned;
+  // The zero point in the i8 domain.
+  int64_t zp = isUnsigned ? dq->zeroPoint - 128 : dq->zeroPoint;
+  double s = dq->scale;
   Type i8 = rewriter.getI8Type();
   if (isUnsigned) {
     Value out = tensor::EmptyOp::create(rewriter, loc, qt.getShape(), i8);
