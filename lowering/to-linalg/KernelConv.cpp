@@ -1,11 +1,14 @@
-//===- KernelConv.cpp - kiln_kernel.conv_2d_nhwc to linalg ----------------===//
+//===- KernelConv.cpp - kiln_kernel channels-last window ops to linalg ----===//
 //
 // Channels-last convolutions map onto upstream named ops whose operands are
 // already in the op's layout: linalg.conv_2d_nhwc_hwcf (which the CPU
 // backend's im2col rewrite also handles) and
 // linalg.depthwise_conv_2d_nhwc_hwc. The input is padded with tensor.pad;
 // the bias, broadcast over [N, OH, OW], is the accumulator's initial value,
-// and a fused activation is one elementwise op on the result.
+// and a fused activation is one elementwise op on the result. An input that
+// is a DequantizeLinear of 8-bit values is padded (and, for a depthwise
+// convolution with a constant filter, read) as 8-bit values. Channels-last
+// max pooling maps onto linalg.pooling_nhwc_max.
 //
 //===----------------------------------------------------------------------===//
 

@@ -47,7 +47,8 @@ void populateDataDependentPatterns(GraphTypeConverter &converter,
 /// QuantizedConv and QuantizedMatMul (integer products, packed weights).
 void populateQuantizedContractionPatterns(GraphTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
-/// kiln.kernel convolutions (channels-last) to upstream named ops.
+/// kiln.kernel convolutions and max pooling (channels-last) to upstream
+/// named ops.
 void populateKernelConvLoweringPatterns(GraphTypeConverter &converter,
                                         mlir::RewritePatternSet &patterns);
 
