@@ -222,8 +222,8 @@ struct ResizeLowering : OpConversionPattern<g::ResizeOp> {
       // Same extent and unit scale: the identity on this axis.
       if (!crop && !in.isDynamicDim(info.axis) &&
           in.getDimSize(info.axis) == type.getDimSize(info.axis) &&
-          (!hasScales || g::getConstantFloats(op.getScales()) &&
-                             (*g::getConstantFloats(op.getScales()))[k] == 1.0))
+          (!hasScales || (g::getConstantFloats(op.getScales()) &&
+                          (*g::getConstantFloats(op.getScales()))[k] == 1.0)))
         continue;
       infos.push_back(info);
     }
