@@ -69,8 +69,7 @@ mlir::LogicalResult inferFusedMatMul(Loc loc, FusedMatMulOp::Adaptor op,
                                      Types &types);
 mlir::LogicalResult inferQuantizedConv(Loc loc, QuantizedConvOp::Adaptor op,
                                        Types &types);
-mlir::LogicalResult inferQuantizedMatMul(Loc loc,
-                                         QuantizedMatMulOp::Adaptor op,
+mlir::LogicalResult inferQuantizedMatMul(Loc loc, QuantizedMatMulOp::Adaptor op,
                                          Types &types);
 mlir::LogicalResult inferConvTranspose(Loc loc, ConvTransposeOp::Adaptor op,
                                        Types &types);

@@ -26,25 +26,6 @@ namespace k = kiln::kernel;
 namespace kiln {
 namespace {
 
-/// `x` [N, H, W, C] padded with `pads` [top, left, bottom, right].
-Value padNhwc(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads) {
-  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
-    return x;
-  auto t = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(t.getShape());
-  SmallVector<OpFoldResult> low, high;
-  for (int64_t d = 0; d < 4; ++d) {
-    bool spatial = d == 1 || d == 2;
-    int64_t lo = spatial ? pads[d - 1] : 0, hi = spatial ? pads[d + 1] : 0;
-    if (spatial)
-      shape[d] += lo + hi;
-    low.push_back(b.getIndexAttr(lo));
-    high.push_back(b.getIndexAttr(hi));
-  }
-  Value zero = createScalarConstant(b, loc, t.getElementType(), 0.0);
-  return tensor::PadOp::create(b, loc, t.clone(shape), x, low, high, zero);
-}
-
 /// `graphX` as a per-tensor DequantizeLinear of static 8-bit values to f32:
 /// the converted 8-bit tensor, its scale and zero point (as read: 0..255
 /// for u8).
@@ -91,20 +72,10 @@ Value padDequantized(ConversionPatternRewriter &rewriter, Location loc,
   if (!dq || llvm::all_of(pads, [](int64_t p) { return p == 0; }))
     return {};
   Value q = dq->q;
-  RankedTensorType qt = dq->type;
   bool isUnsigned = dq->isUnsigned;
   int64_t zp = dq->zeroPoint;
-  SmallVector<int64_t> shape(qt.getShape());
-  shape[1] += pads[0] + pads[2];
-  shape[2] += pads[1] + pads[3];
-  Value paddedQ = tensor::PadOp::create(
-      rewriter, loc, qt.clone(shape), q,
-      ArrayRef<OpFoldResult>{
-          rewriter.getIndexAttr(0), rewriter.getIndexAttr(pads[0]),
-          rewriter.getIndexAttr(pads[1]), rewriter.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{
-          rewriter.getIndexAttr(0), rewriter.getIndexAttr(pads[2]),
-          rewriter.getIndexAttr(pads[3]), rewriter.getIndexAttr(0)},
+  Value paddedQ = padNhwc(
+      rewriter, loc, q, pads,
       createScalarConstant(rewriter, loc, rewriter.getI8Type(), (int8_t)zp));
   auto pt = cast<RankedTensorType>(paddedQ.getType());
   Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
@@ -174,18 +145,8 @@ getInt8DepthwiseOperands(ConversionPatternRewriter &rewriter, Location loc,
             })
             .getResult(0);
   }
-  ArrayRef<int64_t> pads = op.getPads();
-  if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
-    SmallVector<int64_t> shape(qt.getShape());
-    shape[1] += pads[0] + pads[2];
-    shape[2] += pads[1] + pads[3];
-    auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
-    q = tensor::PadOp::create(
-        rewriter, loc, RankedTensorType::get(shape, i8), q,
-        ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
-        ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
-        createScalarConstant(rewriter, loc, i8, zp));
-  }
+  q = padNhwc(rewriter, loc, q, op.getPads(),
+              createScalarConstant(rewriter, loc, i8, zp));
   // [KH, KW, C] filter times the scale; bias - zp * scale * taps.
   int64_t c = w->type.getDimSize(2);
   std::vector<double> scaled(w->getNumElements()), bias(c, 0.0);
@@ -288,33 +249,11 @@ struct MaxPool2DNhwcLowering : OpConversionPattern<k::MaxPool2DNhwcOp> {
     Type elt = xt.getElementType();
     bool isUnsigned =
         getElementTypeOrSelf(op.getInput().getType()).isUnsignedInteger();
-    TypedAttr lowestAttr;
-    if (auto ft = dyn_cast<FloatType>(elt))
-      lowestAttr = rewriter.getFloatAttr(
-          ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true));
-    else
-      lowestAttr = rewriter.getIntegerAttr(
-          elt, isUnsigned
-                   ? APInt::getMinValue(elt.getIntOrFloatBitWidth())
-                   : APInt::getSignedMinValue(elt.getIntOrFloatBitWidth()));
-    Value lowest = arith::ConstantOp::create(rewriter, loc, lowestAttr);
-    ArrayRef<int64_t> pads = op.getPads();
-    SmallVector<int64_t> shape(xt.getShape());
-    shape[1] += pads[0] + pads[2];
-    shape[2] += pads[1] + pads[3];
-    auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
-    Value padded = x;
-    if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-      padded = tensor::PadOp::create(
-          rewriter, loc, xt.clone(shape), x,
-          ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
-          ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
-          lowest);
-    Value init = linalg::FillOp::create(
-                     rewriter, loc, lowest,
-                     tensor::EmptyOp::create(rewriter, loc, yt.getShape(), elt)
-                         .getResult())
-                     .getResult(0);
+    Value lowest = createLowestValue(rewriter, loc, elt, isUnsigned);
+    Value padded = padNhwc(rewriter, loc, x, op.getPads(), lowest);
+    Value init = fillTensor(
+        rewriter, loc,
+        tensor::EmptyOp::create(rewriter, loc, yt.getShape(), elt), lowest);
     Value window = tensor::EmptyOp::create(rewriter, loc, op.getKernel(), elt);
     auto strides = rewriter.getI64TensorAttr(op.getStrides());
     auto dilations = rewriter.getI64TensorAttr(op.getDilations());

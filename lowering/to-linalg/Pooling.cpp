@@ -111,19 +111,7 @@ struct MaxPoolLowering : OpConversionPattern<g::MaxPoolOp> {
     bool isUnsigned =
         getElementTypeOrSelf(op.getX().getType()).isUnsignedInteger();
     // The identity of max pads the input and seeds the accumulator.
-    Value lowest;
-    if (auto ft = dyn_cast<FloatType>(elt))
-      lowest = arith::ConstantOp::create(
-          rewriter, loc,
-          rewriter.getFloatAttr(
-              ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true)));
-    else
-      lowest = arith::ConstantOp::create(
-          rewriter, loc,
-          rewriter.getIntegerAttr(
-              elt, isUnsigned ? APInt::getMinValue(elt.getIntOrFloatBitWidth())
-                              : APInt::getSignedMinValue(
-                                    elt.getIntOrFloatBitWidth())));
+    Value lowest = createLowestValue(rewriter, loc, elt, isUnsigned);
     Value padded = padSpatial(rewriter, loc, x, win->lo, win->hi, lowest);
     Value init = fillTensor(
         rewriter, loc, emptyWindowResult(rewriter, loc, yt, x, *win), lowest);
@@ -358,10 +346,7 @@ struct GlobalMaxPoolLowering : OpConversionPattern<g::GlobalMaxPoolOp> {
       return rewriter.notifyMatchFailure(op, "needs a ranked float input");
     auto elt = cast<FloatType>(xt.getElementType());
     int64_t rank = xt.getRank();
-    Value lowest = arith::ConstantOp::create(
-        rewriter, loc,
-        rewriter.getFloatAttr(
-            elt, APFloat::getInf(elt.getFloatSemantics(), /*Negative=*/true)));
+    Value lowest = createLowestValue(rewriter, loc, elt, /*isUnsigned=*/false);
     Value max = reduceSpatial(rewriter, loc, x, lowest, /*isMax=*/true);
     SmallVector<ReassociationIndices> groups{{0}, {}};
     for (int64_t i = 1; i < rank; ++i)

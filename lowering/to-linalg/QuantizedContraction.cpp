@@ -27,6 +27,7 @@
 #include "dialects/graph/GraphOps.h"
 #include "lowering/to-linalg/LoweringUtils.h"
 #include "lowering/to-linalg/Patterns.h"
+#include "lowering/to-linalg/WindowUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -292,19 +293,10 @@ struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
     Value x = toUnsigned(rewriter, loc, adaptor.getX(), isSigned, toNhwc);
     auto nhwc = cast<RankedTensorType>(x.getType());
     int64_t n = nhwc.getDimSize(0);
-    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
-      SmallVector<int64_t> shape(nhwc.getShape());
-      shape[1] += pads[0] + pads[2];
-      shape[2] += pads[1] + pads[3];
-      auto idx = [&](int64_t v) { return rewriter.getIndexAttr(v); };
-      Value pad = createScalarConstant(rewriter, loc, rewriter.getI8Type(),
-                                       (int8_t)(uint8_t)xZero);
-      x = tensor::PadOp::create(
-          rewriter, loc, nhwc.clone(shape), x,
-          ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
-          ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
-          pad);
-    }
+    x = window::padNhwc(rewriter, loc, x, pads,
+                        createScalarConstant(rewriter, loc,
+                                             rewriter.getI8Type(),
+                                             (int8_t)(uint8_t)xZero));
     auto yt = cast<RankedTensorType>(op.getType());
     int64_t oh = yt.getDimSize(last ? 1 : 2), ow = yt.getDimSize(last ? 2 : 3);
     int64_t k = kh * kw * c;

@@ -146,6 +146,43 @@ inline Value padSpatial(OpBuilder &b, Location loc, Value x,
                                        strides);
 }
 
+/// `x` [N, H, W, C] (static H and W) padded with `pads` [top, left, bottom,
+/// right] of `padValue` (0 when null) as a tensor.pad; `x` itself when all
+/// pads are 0.
+inline Value padNhwc(OpBuilder &b, Location loc, Value x,
+                     ArrayRef<int64_t> pads, Value padValue = {}) {
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return x;
+  auto t = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  shape[1] += pads[0] + pads[2];
+  shape[2] += pads[1] + pads[3];
+  if (!padValue)
+    padValue = createScalarConstant(b, loc, t.getElementType(), 0.0);
+  auto idx = [&](int64_t v) { return b.getIndexAttr(v); };
+  return tensor::PadOp::create(
+      b, loc, t.clone(shape), x,
+      ArrayRef<OpFoldResult>{idx(0), idx(pads[0]), idx(pads[1]), idx(0)},
+      ArrayRef<OpFoldResult>{idx(0), idx(pads[2]), idx(pads[3]), idx(0)},
+      padValue);
+}
+
+/// The identity of max for `elt`: -inf, or the least value of the integer
+/// type read as unsigned or signed. It pads and seeds max pooling.
+inline Value createLowestValue(OpBuilder &b, Location loc, Type elt,
+                               bool isUnsigned) {
+  if (auto ft = dyn_cast<FloatType>(elt))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(),
+                                           /*Negative=*/true)));
+  unsigned width = elt.getIntOrFloatBitWidth();
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(elt, isUnsigned ? APInt::getMinValue(width)
+                                       : APInt::getSignedMinValue(width)));
+}
+
 inline Value fillTensor(OpBuilder &b, Location loc, Value empty, Value scalar) {
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }
