@@ -420,14 +420,14 @@ struct Int8DotKernelPass : impl::Int8DotKernelBase<Int8DotKernelPass> {
   void runOnOperation() override {
     if (vectorBits != 512)
       return;
-    SmallVector<linalg::GenericOp> ops;
+    SmallVector<std::pair<linalg::GenericOp, DotShape>> ops;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (matchDot(op))
-        ops.push_back(op);
+      if (std::optional<DotShape> s = matchDot(op))
+        ops.emplace_back(op, *s);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : ops)
-      rewrite(rewriter, op, *matchDot(op));
+    for (auto &[op, s] : ops)
+      rewrite(rewriter, op, s);
   }
 
   void rewrite(IRRewriter &rewriter, linalg::GenericOp op, const DotShape &s) {

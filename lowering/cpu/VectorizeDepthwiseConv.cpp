@@ -307,29 +307,29 @@ struct VectorizeDepthwiseConvPass
           .emit(schedule.getAccumulators());
       rewriter.eraseOp(op);
     }
-    SmallVector<linalg::DepthwiseConv2DNhwcHwcOp> nhwc;
-    getOperation().walk(
-        [&](linalg::DepthwiseConv2DNhwcHwcOp op) { nhwc.push_back(op); });
-    for (linalg::DepthwiseConv2DNhwcHwcOp op : nhwc) {
+    // Channels-last depthwise convolutions and max pooling share the
+    // channel-vector loops of DepthwiseConvNhwc.cpp.
+    SmallVector<Operation *> windows;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp>(op))
+        windows.push_back(op);
+    });
+    for (Operation *op : windows) {
       kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
       if (!schedule || schedule.getStrategy() != "depthwise")
         continue;
-      if (failed(cpu::vectorizeDepthwiseConvNhwc(rewriter, op, schedule)))
-        remarkSlowPath(op, "depthwise convolution in scalar loops",
+      auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(op);
+      LogicalResult done =
+          pool ? cpu::vectorizeMaxPoolNhwc(rewriter, pool, schedule)
+               : cpu::vectorizeDepthwiseConvNhwc(
+                     rewriter, cast<linalg::DepthwiseConv2DNhwcHwcOp>(op),
+                     schedule);
+      if (failed(done))
+        remarkSlowPath(op,
+                       pool ? "max pooling in scalar loops"
+                            : "depthwise convolution in scalar loops",
                        "the channels-last vector kernel takes static f32 "
-                       "convolutions");
-    }
-    SmallVector<linalg::PoolingNhwcMaxOp> pools;
-    getOperation().walk(
-        [&](linalg::PoolingNhwcMaxOp op) { pools.push_back(op); });
-    for (linalg::PoolingNhwcMaxOp op : pools) {
-      kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
-      if (!schedule || schedule.getStrategy() != "depthwise")
-        continue;
-      if (failed(cpu::vectorizeMaxPoolNhwc(rewriter, op, schedule)))
-        remarkSlowPath(op, "max pooling in scalar loops",
-                       "the channels-last vector kernel takes static f32 "
-                       "pooling");
+                       "windows (an i8 input for convolutions)");
     }
   }
 };
