@@ -163,23 +163,28 @@ struct FuseQuantizedConv : OpRewritePattern<ConvOpT> {
       activation = op.getActivation();
       params = op.getActivationParams();
     }
-    auto fused = g::QuantizedConvOp::create(
-        rewriter, op.getLoc(), x->data, w->data, op.getB(),
-        rewriter.getF32FloatAttr(x->params.scale),
-        rewriter.getI64IntegerAttr(x->params.zeroPoint),
-        rewriter.getDenseF32ArrayAttr(w->scales),
-        rewriter.getDenseI64ArrayAttr(orOnes(op.getStrides())),
-        rewriter.getDenseI64ArrayAttr(orOnes(op.getDilations())),
-        rewriter.getDenseI64ArrayAttr(*pads),
-        rewriter.getStringAttr(activation),
-        rewriter.getDenseF32ArrayAttr(params), TypeAttr(),
-        rewriter.getF32FloatAttr(1.0f), rewriter.getI64IntegerAttr(0),
-        rewriter.getBoolAttr(false));
-    if (fused.getType() != op.getType()) {
-      rewriter.eraseOp(fused);
+    g::QuantizedConvOp::Properties props;
+    props.setXScale(rewriter.getF32FloatAttr(x->params.scale));
+    props.setXZeroPoint(rewriter.getI64IntegerAttr(x->params.zeroPoint));
+    props.setWScales(rewriter.getDenseF32ArrayAttr(w->scales));
+    props.setStrides(rewriter.getDenseI64ArrayAttr(orOnes(op.getStrides())));
+    props.setDilations(
+        rewriter.getDenseI64ArrayAttr(orOnes(op.getDilations())));
+    props.setPads(rewriter.getDenseI64ArrayAttr(*pads));
+    props.setActivation(rewriter.getStringAttr(activation));
+    props.setActivationParams(rewriter.getDenseF32ArrayAttr(params));
+    props.setYScale(rewriter.getF32FloatAttr(1.0f));
+    props.setYZeroPoint(rewriter.getI64IntegerAttr(0));
+    props.setChannelsLast(rewriter.getBoolAttr(false));
+    // The integer op must stand for exactly the float one's result.
+    SmallVector<Value> operands = {x->data, w->data, op.getB()};
+    SmallVector<Type> types;
+    if (failed(g::QuantizedConvOp::inferReturnTypes(
+            rewriter.getContext(), op.getLoc(),
+            g::QuantizedConvOp::Adaptor(operands, nullptr, props), types)) ||
+        types.front() != op.getType())
       return failure();
-    }
-    rewriter.replaceOp(op, fused);
+    rewriter.replaceOpWithNewOp<g::QuantizedConvOp>(op, types, operands, props);
     return success();
   }
 };
@@ -243,33 +248,36 @@ struct FuseQuantizedMatMul : RewritePattern {
         matchWeight(parts->b, parts->transB ? 0 : 1);
     if (!x || !w || cast<RankedTensorType>(w->data.getType()).getRank() != 2)
       return failure();
-    if (isa<g::GemmOp>(op) &&
-        cast<RankedTensorType>(x->data.getType()).getRank() != 2)
+    auto xt = cast<RankedTensorType>(x->data.getType());
+    if (isa<g::GemmOp>(op) && xt.getRank() != 2)
+      return failure();
+    // The integer op must stand for exactly the float one's result; checked
+    // before anything is created.
+    ArrayRef<int64_t> ws = cast<RankedTensorType>(w->data.getType()).getShape();
+    int64_t k = ws[parts->transB ? 1 : 0], n = ws[parts->transB ? 0 : 1];
+    SmallVector<int64_t> shape(xt.getShape());
+    if (shape.empty() || shape.back() != k)
+      return failure();
+    shape.back() = n;
+    if (yt != RankedTensorType::get(shape, yt.getElementType()) ||
+        !isFusableBias(parts->bias, n))
       return failure();
     Value weight = w->data;
     if (parts->transB &&
         !(weight = transposeWeight(rewriter, op->getLoc(), weight)))
       return failure();
-    int64_t n = cast<RankedTensorType>(weight.getType()).getDimSize(1);
-    if (!isFusableBias(parts->bias, n))
-      return failure();
     Value bias = parts->bias;
     if (g::isNoValue(bias))
       bias =
           g::NoValueOp::create(rewriter, op->getLoc(), rewriter.getNoneType());
-    auto fused = g::QuantizedMatMulOp::create(
-        rewriter, op->getLoc(), x->data, weight, bias,
+    rewriter.replaceOpWithNewOp<g::QuantizedMatMulOp>(
+        op, yt, x->data, weight, bias,
         rewriter.getF32FloatAttr(x->params.scale),
         rewriter.getI64IntegerAttr(x->params.zeroPoint),
         rewriter.getDenseF32ArrayAttr(w->scales),
         rewriter.getStringAttr(parts->activation),
         rewriter.getDenseF32ArrayAttr(parts->params), TypeAttr(),
         rewriter.getF32FloatAttr(1.0f), rewriter.getI64IntegerAttr(0));
-    if (fused.getType() != op->getResult(0).getType()) {
-      rewriter.eraseOp(fused);
-      return failure();
-    }
-    rewriter.replaceOp(op, fused);
     return success();
   }
 };
