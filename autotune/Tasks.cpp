@@ -100,7 +100,8 @@ llvm::Expected<std::vector<Task>> extractTasks(ModuleOp module,
                      options.convLayout.empty()
                          ? target->getPreferredConvLayout()
                          : llvm::StringRef(options.convLayout),
-                     target->getInt8DotBits(options.targetOptions) > 0);
+                     target->getInt8DotBits(options.targetOptions) > 0,
+                     options.targetOptions.precision);
   if (auto err = runPipeline(*graph, graphPm, "graph optimization"))
     return std::move(err);
   OwningOpRef<ModuleOp> linalg(cast<ModuleOp>(graph->clone()));

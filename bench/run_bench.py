@@ -316,12 +316,12 @@ def add_model_tool_args(ap, compile_mem_gb=12.0):
     ap.add_argument("--run-timeout", type=int, default=600)
 
 
-def compile_model(args, onnx_path, so_path):
-    """Returns (ok, message, wall_s, cpu_s)."""
+def compile_model(args, onnx_path, so_path, extra=()):
+    """Returns (ok, message, wall_s, cpu_s); `extra`: more `kiln compile` flags."""
     # ONNX Runtime picks its kernels for this machine at run time; kiln's
     # counterpart is --cpu native (the default is the portable x86-64-v3).
     rc, out, err, wall, cpu = run([args.kiln, "compile", onnx_path, "-o", so_path,
-                                   "--cpu", "native"],
+                                   "--cpu", "native", *extra],
                                   timeout=args.compile_timeout, mem_gb=args.compile_mem_gb)
     if rc == 0 and os.path.isfile(so_path):
         return True, "", wall, cpu

@@ -96,10 +96,12 @@ static cl::opt<std::string>
     asmPath("emit-asm", cl::value_desc("file"), cl::sub(compileSub),
             cl::desc("Also write the model's target assembly"));
 static cl::opt<std::string> precision(
-    "precision", cl::init("fp32"), cl::value_desc("fp32|tf32"),
+    "precision", cl::init("fp32"), cl::value_desc("fp32|bf16|fp16|tf32"),
     cl::sub(compileSub),
-    cl::desc("Arithmetic of matrix products: fp32 (default), or tf32 on GPU "
-             "targets (tensor cores, 10-bit mantissa inputs)"));
+    cl::desc("Arithmetic of convolutions and matrix products: fp32 "
+             "(default); bf16 or fp16 on CPUs with AVX-512 (inputs and "
+             "weights rounded, sums in fp32; bf16 needs avx512bf16); tf32 on "
+             "GPU targets (tensor cores, 10-bit mantissa inputs)"));
 static cl::opt<bool> emulateDevice(
     "emulate-device", cl::Hidden, cl::sub(compileSub),
     cl::desc("GPU targets: run the kernels as host loops in a CPU library, "
@@ -312,10 +314,21 @@ int getTargetOptions(CompileOptions &options, bool allowBundle) {
   if (emulateDevice && target->getDevice(withDevice).empty())
     return fail("--emulate-device: target " + options.target +
                 " has no device to emulate");
-  std::vector<std::string> precisions = target->getPrecisions();
-  if (!llvm::is_contained(precisions, precision.getValue()))
-    return fail("--precision " + precision + ": target " + options.target +
-                " supports " + llvm::join(precisions, ", "));
+  std::vector<std::string> precisions =
+      target->getPrecisions(options.targetOptions);
+  if (!llvm::is_contained(precisions, precision.getValue())) {
+    std::string needs = target->getPrecisionNeeds(precision);
+    return fail(
+        "--precision " + precision + ": target " + options.target + " (cpu " +
+        (options.targetOptions.cpu.empty() ? target->getDefaultCpu()
+                                           : options.targetOptions.cpu) +
+        ")" + " supports " + llvm::join(precisions, ", ") +
+        (needs.empty() ? ""
+                       : "; " + precision + " needs the CPU feature " + needs +
+                             " (--cpu native on a machine that "
+                             "has it, or --features +" +
+                             needs + ")"));
+  }
   std::vector<std::string> keys;
   for (const auto &entry : target->getScheduleDefaults(options.targetOptions))
     keys.push_back(entry.first);

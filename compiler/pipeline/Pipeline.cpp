@@ -35,7 +35,11 @@ using namespace mlir;
 namespace kiln {
 
 void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout,
-                        bool integerContractions) {
+                        bool integerContractions, llvm::StringRef precision) {
+  // Reduced-precision convolutions are products of channels-last rows.
+  bool reduced = precision == "bf16" || precision == "fp16";
+  if (reduced)
+    convLayout = "nhwc";
   pm.addPass(createCanonicalizerPass());
   // Weight preprocessing first, so BatchNormalization sees constant weights.
   pm.addNestedPass<func::FuncOp>(createFoldConstants());
@@ -46,7 +50,29 @@ void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout,
   if (integerContractions)
     pm.addNestedPass<func::FuncOp>(createFuseQuantizedContractions());
   pm.addNestedPass<func::FuncOp>(createConvertLayout({convLayout.str()}));
+  // Last, so that no graph rewrite drops the marks.
+  if (reduced)
+    pm.addNestedPass<func::FuncOp>(createReducePrecision({precision.str()}));
   pm.addPass(createCSEPass());
+}
+
+/// `features` without the AMX ones unless `m` uses tiles: kiln_rt asks the
+/// OS for the tile state of a library that lists amx-tile, which a library
+/// without tiles should neither need nor be refused for.
+static std::string dropUnusedTileFeatures(llvm::StringRef features,
+                                          const llvm::Module &m) {
+  bool tiles = llvm::any_of(m.functions(), [](const llvm::Function &f) {
+    return f.getName().starts_with("llvm.x86.tile") ||
+           f.getName().starts_with("llvm.x86.tdp");
+  });
+  if (tiles)
+    return features.str();
+  llvm::SmallVector<llvm::StringRef> kept, all;
+  features.split(all, ',', -1, false);
+  for (llvm::StringRef f : all)
+    if (!f.starts_with("amx-"))
+      kept.push_back(f);
+  return llvm::join(kept, ",");
 }
 
 /// "node 'NAME': " for a diagnostic located at an ONNX node.
@@ -211,7 +237,8 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
                      options.convLayout.empty()
                          ? target.getPreferredConvLayout()
                          : llvm::StringRef(options.convLayout),
-                     target.getInt8DotBits(options.targetOptions) > 0);
+                     target.getInt8DotBits(options.targetOptions) > 0,
+                     options.targetOptions.precision);
   if (options.targetOptions.profile)
     graphPm.addPass(createAnnotateProfile());
   if (auto err = runPasses(module, graphPm, "graph optimization",
@@ -424,7 +451,8 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
   if (!tm)
     return tm.takeError();
   info.cpu = (*tm)->getTargetCPU().str();
-  info.cpuFeatures = target->getRequiredCpuFeatures(**tm);
+  info.cpuFeatures =
+      dropUnusedTileFeatures(target->getRequiredCpuFeatures(**tm), *llvmModule);
   if (auto err = addModelEntryPoints(*llvmModule, *sig, info))
     return err;
 

@@ -63,10 +63,13 @@ private:
 
 /// Graph-level passes (folding, canonicalization, layout) on kiln.graph.
 /// `integerContractions`: the target has an 8-bit dot product, so QDQ
-/// convolutions and matmuls become integer ops.
+/// convolutions and matmuls become integer ops. `precision` bf16 or fp16
+/// runs convolutions channels-last and marks the contractions that compute
+/// in that precision (kiln-reduce-precision).
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         llvm::StringRef convLayout = "nchw",
-                        bool integerContractions = false);
+                        bool integerContractions = false,
+                        llvm::StringRef precision = "fp32");
 
 /// kiln.graph to linalg on tensors, with outputs written to destinations:
 /// what a target's lowering pipeline starts from.

@@ -14,7 +14,7 @@ namespace kiln {
 
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuScheduleOptions &options, bool profile,
-                              unsigned int8DotBits) {
+                              CpuDotKernels dot) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
@@ -33,9 +33,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   addPipelineText(pm, "buffer-deallocation-pipeline,"
                       "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
-  // Integer products (QDQ models) as 8-bit dot-product register tiles.
-  if (int8DotBits)
-    pm.addNestedPass<func::FuncOp>(createInt8DotKernel({int8DotBits}));
+  // Products with packed weights (QDQ models, --precision bf16|fp16) as
+  // dot-product register tiles.
+  pm.addNestedPass<func::FuncOp>(
+      createDotKernel({static_cast<unsigned>(options.vectorBits), dot.int8,
+                       dot.bf16, dot.amx}));
   // Products with pruned constant weights, where the sparse kernel wins.
   SparseWeightsOptions sparse;
   sparse.vectorBits = options.vectorBits;
@@ -59,7 +61,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Loops, then LLVM.
   addPipelineText(pm, "func.func(convert-linalg-to-loops),"
                       "convert-vector-to-scf{full-unroll=true},"
-                      "lower-affine,convert-scf-to-cf,"
+                      "lower-affine,kiln-cpu-lower-amx,convert-scf-to-cf,"
                       "func.func(kiln-expand-shape-to-reinterpret-cast),"
                       "expand-strided-metadata,lower-affine,"
                       "convert-vector-to-llvm{reassociate-fp-reductions},"

@@ -17,11 +17,16 @@ using CpuScheduleOptions = SelectScheduleOptions;
 /// Bufferizes linalg-on-tensors, plans memory, selects each op's schedule,
 /// tiles and vectorizes for the CPU, and lowers to the LLVM dialect. Shared
 /// by every CPU target; they differ in the options. `profile` times every
-/// kernel through kiln_rt (kiln-cpu-instrument-profile). `int8DotBits`:
-/// the width of the target's 8-bit dot-product instruction (0: none).
+/// kernel through kiln_rt (kiln-cpu-instrument-profile). `dot`: the
+/// dot-product instructions the target has for kiln-cpu-dot-kernel.
+struct CpuDotKernels {
+  bool int8 = false; // 512-bit vpdpbusd
+  bool bf16 = false; // 512-bit vdpbf16ps
+  bool amx = false;  // AMX tiles for both (amx-tile, amx-int8, amx-bf16)
+};
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               const CpuScheduleOptions &options,
-                              bool profile = false, unsigned int8DotBits = 0);
+                              bool profile = false, CpuDotKernels dot = {});
 
 } // namespace kiln
 

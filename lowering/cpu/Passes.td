@@ -280,32 +280,60 @@ def VectorizeDepthwiseConv
                            "mlir::arith::ArithDialect"];
 }
 
-def Int8DotKernel : Pass<"kiln-cpu-int8-dot-kernel", "mlir::func::FuncOp"> {
-  let summary = "Register tiles of vpdpbusd for 8-bit integer products";
+def LowerAmx : Pass<"kiln-cpu-lower-amx", "mlir::ModuleOp"> {
+  let summary = "AMX tile ops, and the loops that carry tiles, to LLVM";
   let description = [{
-    Rewrites the static u8 x s8 -> i32 product that QuantizedConv and
-    QuantizedMatMul lower to (a linalg.generic over (m, n, k/4, k%4) on
-    buffers, the weight packed as [K/4, N, 4]) into an `scf.forall` over
-    row chunks and column-panel groups whose body runs register tiles of
-    up to 6 rows x 64 columns: per step of four k, 64-byte weight loads, a
-    4-byte broadcast of each row and `llvm.x86.avx512.vpdpbusd.512` into i32
-    accumulators. A `linalg.fill` of zero just before the product is
-    dropped (the tiles start from zero), and the elementwise epilogue that
-    reads the product next (per-column parameters) is applied to the
-    accumulators in registers, its result stored directly, unless its
-    output may share bytes with the product's rows. Runs before
-    `kiln-cpu-tile-and-vectorize`; needs `vector-bits=512` (AVX-512 VNNI),
-    does nothing otherwise.
+    Converts `amx` dialect ops to LLVM AMX intrinsics and the tile types
+    of the scf ops that carry them (loop iter_args) to `!llvm.x86_amx`,
+    leaving memrefs and indices behind casts for the final conversions.
+    Runs before `convert-scf-to-cf`, whose type converter knows no tiles.
+    Does nothing to a module without amx ops.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def DotKernel : Pass<"kiln-cpu-dot-kernel", "mlir::func::FuncOp"> {
+  let summary = "Register tiles of dot-product instructions for packed "
+                "products";
+  let description = [{
+    Rewrites the static products with packed weights that QuantizedConv /
+    QuantizedMatMul and reduced-precision convs and matmuls lower to (a
+    linalg.generic over (m, n, k/g, k%g) on buffers, rows [M, K/g, g],
+    weight [K/g, N, g]; see lowering/to-linalg/PackedDot.h) into an
+    `scf.forall` over row chunks and column-panel groups whose body runs
+    register tiles of up to 6 rows x 64 columns, per step of g k:
+      - u8 x s8 -> i32, g = 4 (`int8`): 64-byte weight loads, a 4-byte
+        broadcast of each row, `llvm.x86.avx512.vpdpbusd.512`;
+      - bf16 x bf16 -> f32, g = 2 (`bf16`): 32-element weight loads, a pair
+        broadcast of each row, `llvm.x86.avx512bf16.dpbf16ps.512`;
+      - f32 x f16 -> f32, g = 1: 16 f16 weights widened to f32 as they are
+        loaded, a broadcast row element, `vector.fma`.
+    A `linalg.fill` of zero just before the product is dropped (the tiles
+    start from zero), and the elementwise epilogue that reads the product
+    next (per-column parameters) is applied to the accumulators in
+    registers, its result stored directly, unless its output may share
+    bytes with the product's rows. Runs before `kiln-cpu-tile-and-
+    vectorize`; needs `vector-bits=512` (AVX-512) and does nothing
+    otherwise; the forms whose instruction is off stay linalg.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "0",
-           "Width of the dot-product instruction's vectors (512; 0: none)">,
+           "Width of the target's vectors (the kernel needs 512)">,
+    Option<"int8", "int8", "bool", "false",
+           "The target has vpdpbusd (AVX-512 VNNI)">,
+    Option<"bf16", "bf16", "bool", "false",
+           "The target has vdpbf16ps (AVX-512 BF16)">,
+    Option<"amx", "amx", "bool", "false",
+           "The target has AMX tiles (amx-tile, amx-bf16, amx-int8): the "
+           "int8 and bf16 products run as tile multiplies (AmxTiles.cpp)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::LLVM::LLVMDialect"];
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::amx::AMXDialect",
+                           "mlir::linalg::LinalgDialect"];
 }
 
 def StoreBoolsAsBytes : Pass<"kiln-cpu-store-bools-as-bytes", "mlir::ModuleOp"> {

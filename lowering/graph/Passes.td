@@ -97,6 +97,25 @@ def ConvertLayout : Pass<"kiln-convert-layout", "mlir::func::FuncOp"> {
   let dependentDialects = ["kiln::kernel::KernelDialect"];
 }
 
+def ReducePrecision : Pass<"kiln-reduce-precision", "mlir::func::FuncOp"> {
+  let summary = "Mark convolutions and matrix products for bf16 or f16";
+  let description = [{
+    For `kiln compile --precision bf16|fp16`, after kiln-convert-layout:
+    every static f32 `kiln_kernel.conv_2d_nhwc` that is not depthwise and
+    every static f32 MatMul, FusedMatMul and Gemm (transA = 0, beta = 1, C
+    absent or one per column) whose weight is a constant 2-D tensor gets
+    `kiln.compute_type` = bf16 or f16 (dialects/graph/ComputeType.h): its
+    inputs and weight are rounded to that type, products are summed in f32.
+    Depthwise convolutions (memory-bound), normalization, softmax,
+    reductions and every other op stay f32, and so do products of two
+    computed tensors (attention scores).
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"bf16\"",
+           "Reduced precision: bf16 or fp16">,
+  ];
+}
+
 def AnnotateProfile : Pass<"kiln-annotate-profile", "mlir::ModuleOp"> {
   let summary = "Record each ONNX node's op type, fused ops and FLOPs";
   let description = [{

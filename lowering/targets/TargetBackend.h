@@ -94,8 +94,14 @@ public:
   /// The device a library's kernels run on, as kiln_rt names it
   /// ("cuda:sm_90"); empty for code that runs on the CPU alone.
   virtual std::string getDevice(const TargetOptions &) const { return ""; }
-  /// The values `--precision` may take for this target, "fp32" first.
-  virtual std::vector<std::string> getPrecisions() const { return {"fp32"}; }
+  /// The values `--precision` may take for this target under `options`,
+  /// "fp32" first.
+  virtual std::vector<std::string> getPrecisions(const TargetOptions &) const {
+    return {"fp32"};
+  }
+  /// What `precision`, when the target lacks it under the current options,
+  /// would need ("the CPU feature avx512bf16"); empty when nothing would.
+  virtual std::string getPrecisionNeeds(llvm::StringRef) const { return ""; }
   /// Dialect extensions and translations the target's pipeline needs
   /// beyond the CPU's (a GPU target's serialization to PTX, say).
   virtual void appendDialectRegistry(mlir::DialectRegistry &) const {}

@@ -56,6 +56,7 @@ void populateGraphToLinalgPatterns(GraphTypeConverter &converter,
   populateReductionLoweringPatterns(converter, patterns);
   populateDataMovementLoweringPatterns(converter, patterns);
   populateKernelConvLoweringPatterns(converter, patterns);
+  populateReducedPrecisionPatterns(converter, patterns);
   populateDataDependentPatterns(converter, patterns);
 }
 

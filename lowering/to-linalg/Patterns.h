@@ -47,6 +47,9 @@ void populateDataDependentPatterns(GraphTypeConverter &converter,
 /// QuantizedConv and QuantizedMatMul (integer products, packed weights).
 void populateQuantizedContractionPatterns(GraphTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
+/// Convs and matmuls marked for bf16/f16 (dialects/graph/ComputeType.h).
+void populateReducedPrecisionPatterns(GraphTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
 /// kiln.kernel convolutions and max pooling (channels-last) to upstream
 /// named ops.
 void populateKernelConvLoweringPatterns(GraphTypeConverter &converter,

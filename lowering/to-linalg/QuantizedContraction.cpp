@@ -26,6 +26,7 @@
 #include "dialects/graph/ConstantData.h"
 #include "dialects/graph/GraphOps.h"
 #include "lowering/to-linalg/LoweringUtils.h"
+#include "lowering/to-linalg/PackedDot.h"
 #include "lowering/to-linalg/Patterns.h"
 #include "lowering/to-linalg/WindowUtils.h"
 
@@ -39,40 +40,31 @@ namespace g = kiln::graph;
 namespace kiln {
 namespace {
 
-/// The weight as the kernel reads it, and the zero-point terms.
-struct PackedWeight {
-  Value packed;        // i8 [Kp/4, Np, 4]
-  Value terms;         // i32 [N]
-  int64_t kPadded = 0; // Kp
-  int64_t nPadded = 0; // Np
+/// The weight as the kernel reads it, and the zero-point terms i32 [N].
+struct QuantizedWeight {
+  PackedWeight packed;
+  Value terms;
 };
 
-/// Packs the K x N weight `w(k, n)` (see the file comment).
-PackedWeight packWeight(OpBuilder &b, Location loc, int64_t k, int64_t n,
-                        llvm::function_ref<int8_t(int64_t, int64_t)> w,
-                        int64_t xZeroPoint, StringRef name) {
-  PackedWeight p;
-  p.kPadded = llvm::alignTo(k, 4);
-  p.nPadded = llvm::alignTo(n, 16);
-  std::vector<char> bytes(p.kPadded * p.nPadded, 0);
+/// Packs the K x N weight `w(k, n)` (see PackedDot.h).
+QuantizedWeight packWeight(OpBuilder &b, Location loc, int64_t k, int64_t n,
+                           llvm::function_ref<int8_t(int64_t, int64_t)> w,
+                           int64_t xZeroPoint, StringRef name) {
   std::vector<int32_t> terms(n, 0);
   for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t nn = 0; nn < n; ++nn) {
-      int8_t v = w(kk, nn);
-      bytes[((kk / 4) * p.nPadded + nn) * 4 + kk % 4] = v;
-      terms[nn] -= static_cast<int32_t>(xZeroPoint * v);
-    }
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  auto packedType = RankedTensorType::get({p.kPadded / 4, p.nPadded, 4}, i8);
-  p.packed = arith::ConstantOp::create(
-      b, loc, cast<TypedAttr>(createConstantAttr(packedType, bytes, name)));
-  auto termsType = RankedTensorType::get({n}, i32);
+    for (int64_t nn = 0; nn < n; ++nn)
+      terms[nn] -= static_cast<int32_t>(xZeroPoint * w(kk, nn));
+  QuantizedWeight q;
+  q.packed = packDotWeight(
+      b, loc, k, n, b.getI8Type(),
+      [&](int64_t kk, int64_t nn) { return double(w(kk, nn)); }, name);
+  auto termsType = RankedTensorType::get({n}, b.getI32Type());
   ArrayRef<char> termBytes(reinterpret_cast<const char *>(terms.data()),
                            terms.size() * sizeof(int32_t));
-  p.terms = arith::ConstantOp::create(
+  q.terms = arith::ConstantOp::create(
       b, loc,
       cast<TypedAttr>(createConstantAttr(termsType, termBytes, "terms")));
-  return p;
+  return q;
 }
 
 /// The epilogue's parameters.
@@ -103,42 +95,14 @@ template <typename OpT> Requantization getRequantization(OpT op, Value bias) {
 }
 
 /// `a` (u8 [M, Kp]) times the packed weight, then the epilogue: [M, N].
-Value buildProduct(OpBuilder &b, Location loc, Value a, const PackedWeight &w,
-                   int64_t n, const Requantization &r) {
+Value buildProduct(OpBuilder &b, Location loc, Value a,
+                   const QuantizedWeight &w, int64_t n,
+                   const Requantization &r) {
   MLIRContext *ctx = b.getContext();
   int64_t m = cast<RankedTensorType>(a.getType()).getDimSize(0);
-  Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
-  Value a3 = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({m, w.kPadded / 4, 4}, i8), a,
-      SmallVector<ReassociationIndices>{{0}, {1, 2}});
-
-  // acc[m, n] = sum over (k/4, k%4) of zext(A) * sext(W).
-  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  Value accInit =
-      linalg::FillOp::create(
-          b, loc, zero,
-          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{m, w.nPadded}, i32)
-              .getResult())
-          .getResult(0);
-  AffineExpr dm, dn, dk, dj;
-  bindDims(ctx, dm, dn, dk, dj);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {dm, dk, dj}, ctx),
-                                 AffineMap::get(4, 0, {dk, dn, dj}, ctx),
-                                 AffineMap::get(4, 0, {dm, dn}, ctx)};
-  utils::IteratorType par = utils::IteratorType::parallel,
-                      red = utils::IteratorType::reduction;
-  Value acc =
-      linalg::GenericOp::create(
-          b, loc, accInit.getType(), ValueRange{a3, w.packed}, accInit, maps,
-          ArrayRef<utils::IteratorType>{par, par, red, red},
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value x = arith::ExtUIOp::create(nb, nl, i32, args[0]);
-            Value y = arith::ExtSIOp::create(nb, nl, i32, args[1]);
-            Value p = arith::MulIOp::create(nb, nl, x, y);
-            linalg::YieldOp::create(
-                nb, nl, ValueRange{arith::AddIOp::create(nb, nl, args[2], p)});
-          })
-          .getResult(0);
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  utils::IteratorType par = utils::IteratorType::parallel;
+  Value acc = buildDotProduct(b, loc, a, w.packed);
 
   // y[m, n] = act((acc + t) * x_scale * w_scale + B), then quantized.
   SmallVector<double> scales;
@@ -149,12 +113,7 @@ Value buildProduct(OpBuilder &b, Location loc, Value a, const PackedWeight &w,
   Value scaleConst = arith::ConstantOp::create(
       b, loc,
       cast<TypedAttr>(createFloatConstantAttr(scaleType, scales, "scales")));
-  if (n != w.nPadded)
-    acc = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({m, n}, i32), acc,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(m), b.getIndexAttr(n)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  acc = takeColumns(b, loc, acc, n);
   SmallVector<Value> ins = {acc, w.terms, scaleConst};
   AffineExpr em, en;
   bindDims(ctx, em, en);
@@ -198,51 +157,17 @@ Value buildProduct(OpBuilder &b, Location loc, Value a, const PackedWeight &w,
 }
 
 /// `x` with each element moved to u8 (x ^ 0x80 for an i8 input) and its
-/// dims permuted by `perm` (result dim d is dim perm[d] of x). Returns `x`
-/// when there is nothing to do.
+/// dims permuted by `perm`. Returns `x` when there is nothing to do.
 Value toUnsigned(OpBuilder &b, Location loc, Value x, bool isSigned,
                  ArrayRef<int64_t> perm) {
-  bool identity = llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
-  if (!isSigned && identity)
-    return x;
-  auto xt = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape;
-  SmallVector<AffineExpr> read(perm.size());
-  for (auto [d, p] : llvm::enumerate(perm)) {
-    shape.push_back(xt.getDimSize(p));
-    read[p] = b.getAffineDimExpr(d);
-  }
-  Value out = tensor::EmptyOp::create(b, loc, shape, xt.getElementType());
-  MLIRContext *ctx = b.getContext();
-  auto maps = SmallVector<AffineMap>{AffineMap::get(perm.size(), 0, read, ctx),
-                                     b.getMultiDimIdentityMap(perm.size())};
-  SmallVector<utils::IteratorType> iters(perm.size(),
-                                         utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, out.getType(), x, out, maps, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value v = args[0];
-               if (isSigned)
-                 v = arith::XOrIOp::create(
-                     nb, nl, v,
-                     createScalarConstant(nb, nl, v.getType(), -128));
-               linalg::YieldOp::create(nb, nl, ValueRange{v});
-             })
-      .getResult(0);
-}
-
-/// `a` ([M, K]) with zero columns appended up to `kPadded`.
-Value padColumns(OpBuilder &b, Location loc, Value a, int64_t kPadded) {
-  auto t = cast<RankedTensorType>(a.getType());
-  if (t.getDimSize(1) == kPadded)
-    return a;
-  Value zero = createScalarConstant(b, loc, t.getElementType(), 0);
-  return tensor::PadOp::create(
-      b, loc, t.clone({t.getDimSize(0), kPadded}), a,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0),
-                             b.getIndexAttr(kPadded - t.getDimSize(1))},
-      zero);
+  Type elt = cast<RankedTensorType>(x.getType()).getElementType();
+  if (!isSigned)
+    return mapAndPermute(b, loc, x, elt, perm);
+  return mapAndPermute(
+      b, loc, x, elt, perm, [](OpBuilder &nb, Location nl, Value v) -> Value {
+        return arith::XOrIOp::create(
+            nb, nl, v, createScalarConstant(nb, nl, v.getType(), -128));
+      });
 }
 
 /// What both lowerings read first: the static input, the constant weight,
@@ -301,46 +226,15 @@ struct QuantizedConvLowering : OpConversionPattern<g::QuantizedConvOp> {
     int64_t oh = yt.getDimSize(last ? 1 : 2), ow = yt.getDimSize(last ? 2 : 3);
     int64_t k = kh * kw * c;
 
-    // Rows: the input itself for 1x1 stride-1 convs, else im2col with k
-    // ordered (kh, kw, c).
-    Value a;
-    if (kh == 1 && kw == 1 && st[0] == 1 && st[1] == 1 && c % 4 == 0 &&
-        llvm::all_of(pads, [](int64_t p) { return p == 0; })) {
-      a = tensor::CollapseShapeOp::create(
-          rewriter, loc, x, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-    } else {
-      MLIRContext *ctx = rewriter.getContext();
-      AffineExpr dn, dh, dw, dkh, dkw, dc;
-      bindDims(ctx, dn, dh, dw, dkh, dkw, dc);
-      SmallVector<AffineMap> maps = {
-          AffineMap::get(
-              6, 0,
-              {dn, dh * st[0] + dkh * dil[0], dw * st[1] + dkw * dil[1], dc},
-              ctx),
-          AffineMap::get(6, 0, {dn, dh, dw, dkh, dkw, dc}, ctx)};
-      Value cols = tensor::EmptyOp::create(
-          rewriter, loc, ArrayRef<int64_t>{n, oh, ow, kh, kw, c},
-          rewriter.getI8Type());
-      Value gathered = linalg::GenericOp::create(
-                           rewriter, loc, cols.getType(), x, cols, maps,
-                           SmallVector<utils::IteratorType>(
-                               6, utils::IteratorType::parallel),
-                           [](OpBuilder &nb, Location nl, ValueRange args) {
-                             linalg::YieldOp::create(nb, nl, args[0]);
-                           })
-                           .getResult(0);
-      a = tensor::CollapseShapeOp::create(
-          rewriter, loc, gathered,
-          SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
-    }
-    PackedWeight packed = packWeight(
+    Value a = buildConvRows(rewriter, loc, x, kh, kw, st, dil, oh, ow);
+    QuantizedWeight packed = packWeight(
         rewriter, loc, k, f,
         [&](int64_t kk, int64_t ff) {
           int64_t ci = kk % c, kx = (kk / c) % kw, ky = kk / (c * kw);
           return (int8_t)*wd.getElement(((ff * c + ci) * kh + ky) * kw + kx);
         },
         xZero, "conv_vnni");
-    a = padColumns(rewriter, loc, a, packed.kPadded);
+    a = padColumns(rewriter, loc, a, packed.packed.kPadded);
     Value y = buildProduct(rewriter, loc, a, packed, f,
                            getRequantization(op, adaptor.getB()));
     auto elt = cast<RankedTensorType>(y.getType()).getElementType();
@@ -383,13 +277,13 @@ struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
       rows = {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
       a = tensor::CollapseShapeOp::create(rewriter, loc, rowsType, a, rows);
     }
-    PackedWeight packed = packWeight(
+    QuantizedWeight packed = packWeight(
         rewriter, loc, k, n,
         [&](int64_t kk, int64_t nn) {
           return (int8_t)*wd.getElement(kk * n + nn);
         },
         xZero, "matmul_vnni");
-    a = padColumns(rewriter, loc, a, packed.kPadded);
+    a = padColumns(rewriter, loc, a, packed.packed.kPadded);
     Value y = buildProduct(rewriter, loc, a, packed, n,
                            getRequantization(op, adaptor.getB()));
     auto resultType =

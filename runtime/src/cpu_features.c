@@ -7,6 +7,7 @@
  * checks read CPUID (and XCR0 for the OS-enabled register state) on x86-64
  * and the auxiliary vector on AArch64.
  *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE /* syscall() */
 #include "internal.h"
 
 #include <stdio.h>
@@ -15,6 +16,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <pthread.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 enum { ECX1, EBX7, ECX7, EDX7, EAX7_1, NUM_WORDS };
 
@@ -113,6 +118,21 @@ int kiln_rt_cpu_supports(const char *feature) {
   return -1;
 }
 
+/* Linux gives a process the AMX tile state only on request
+ * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); without it the
+ * first tile instruction raises SIGILL. Returns 0 when granted. */
+static int request_tile_state(void) {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  return syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                 18 /* XFEATURE_XTILEDATA */) == 0
+             ? 0
+             : -1;
+#else
+  return -1;
+#endif
+}
+#define KILN_HAS_TILE_REQUEST 1
+
 #elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 
@@ -181,5 +201,15 @@ kiln_status kiln_rt_check_cpu_features(const kiln_model_desc *d,
                         "%s: compiled for CPU '%s' with features this runtime "
                         "cannot check: %s",
                         origin, cpu, unknown);
+#ifdef KILN_HAS_TILE_REQUEST
+  /* The compiler lists amx-tile only for code that uses tiles. */
+  const char *amx = strstr(d->cpu_features, "amx-tile");
+  if (amx && (amx[8] == '\0' || amx[8] == ',') && request_tile_state() != 0)
+    return kiln_rt_fail(KILN_STATUS_UNSUPPORTED_CPU,
+                        "%s: uses AMX tiles, which this operating system does "
+                        "not grant (Linux 5.16 or newer does; recompile "
+                        "with --features -amx-tile)",
+                        origin);
+#endif
   return KILN_STATUS_OK;
 }

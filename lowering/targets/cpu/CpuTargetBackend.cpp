@@ -31,22 +31,56 @@ scheduleFields() {
           {"sparse_weights", &CpuScheduleOptions::sparseWeights}};
 }
 
-unsigned CpuTargetBackend::bitsByFeature(
-    const std::vector<std::pair<std::string, unsigned>> &byFeature,
-    unsigned otherwise, const TargetOptions &options) const {
-  if (byFeature.empty())
-    return otherwise;
-  auto tm = createTargetMachine(options);
+/// Which of `features` the machine `options` describe enables.
+static std::vector<bool> enabledFeatures(const CpuTargetBackend &target,
+                                         llvm::ArrayRef<std::string> features,
+                                         const TargetOptions &options) {
+  std::vector<bool> on(features.size(), false);
+  if (features.empty())
+    return on;
+  auto tm = target.createTargetMachine(options);
   if (!tm) {
     // The compile reports the same error when it creates its machine.
     llvm::consumeError(tm.takeError());
-    return otherwise;
+    return on;
   }
   const llvm::MCSubtargetInfo *sti = (*tm)->getMCSubtargetInfo();
-  for (const auto &[feature, bits] : byFeature)
-    if (sti->checkFeatures("+" + feature))
-      return bits;
+  for (auto [i, feature] : llvm::enumerate(features))
+    on[i] = sti->checkFeatures("+" + feature);
+  return on;
+}
+
+unsigned CpuTargetBackend::bitsByFeature(
+    const std::vector<std::pair<std::string, unsigned>> &byFeature,
+    unsigned otherwise, const TargetOptions &options) const {
+  std::vector<std::string> features;
+  for (const auto &entry : byFeature)
+    features.push_back(entry.first);
+  std::vector<bool> on = enabledFeatures(*this, features, options);
+  for (auto [i, entry] : llvm::enumerate(byFeature))
+    if (on[i])
+      return entry.second;
   return otherwise;
+}
+
+std::vector<std::string>
+CpuTargetBackend::getPrecisions(const TargetOptions &options) const {
+  std::vector<std::string> precisions = {"fp32"}, features;
+  for (const auto &entry : desc.precisionsByFeature)
+    features.push_back(entry.second);
+  std::vector<bool> on = enabledFeatures(*this, features, options);
+  for (auto [i, entry] : llvm::enumerate(desc.precisionsByFeature))
+    if (on[i])
+      precisions.push_back(entry.first);
+  return precisions;
+}
+
+std::string
+CpuTargetBackend::getPrecisionNeeds(llvm::StringRef precision) const {
+  for (const auto &[name, feature] : desc.precisionsByFeature)
+    if (name == precision)
+      return feature;
+  return "";
 }
 
 unsigned CpuTargetBackend::getVectorBits(const TargetOptions &options) const {
@@ -83,8 +117,12 @@ CpuTargetBackend::getScheduleDefaults(const TargetOptions &options) const {
 
 void CpuTargetBackend::buildLoweringPipeline(
     mlir::OpPassManager &pm, const TargetOptions &options) const {
-  buildCpuLoweringPipeline(pm, getSchedule(options), options.profile,
-                           getInt8DotBits(options));
+  CpuDotKernels dot;
+  dot.int8 = getInt8DotBits(options) == 512;
+  dot.bf16 = options.precision == "bf16";
+  std::vector<bool> tiles = enabledFeatures(*this, desc.tileFeatures, options);
+  dot.amx = !tiles.empty() && llvm::all_of(tiles, [](bool on) { return on; });
+  buildCpuLoweringPipeline(pm, getSchedule(options), options.profile, dot);
 }
 
 void CpuTargetBackend::configureLlvmOptions(

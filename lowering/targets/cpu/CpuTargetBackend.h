@@ -39,6 +39,12 @@ struct CpuTargetDescription {
   unsigned baseVectorBits = 0;
   /// The same for the 8-bit dot-product instruction (none: 0).
   std::vector<std::pair<std::string, unsigned>> int8DotBitsByFeature;
+  /// `--precision` values beyond fp32, each with the CPU feature it needs
+  /// (the dot kernel's instructions, kiln-cpu-dot-kernel).
+  std::vector<std::pair<std::string, std::string>> precisionsByFeature;
+  /// CPU features that together give matrix tiles for the int8 and bf16
+  /// products (x86 AMX); empty: none.
+  std::vector<std::string> tileFeatures;
   /// Vector registers the register tiles may fill (x86 with AVX-512 has
   /// 32 whatever this says).
   unsigned vectorRegisters = 16;
@@ -67,6 +73,9 @@ public:
   /// `options` (from the description's vectorBitsByFeature); 0: scalar.
   unsigned getVectorBits(const TargetOptions &options) const;
   unsigned getInt8DotBits(const TargetOptions &options) const override;
+  std::vector<std::string>
+  getPrecisions(const TargetOptions &options) const override;
+  std::string getPrecisionNeeds(llvm::StringRef precision) const override;
   std::vector<std::string> getCheckedCpuFeatures() const override {
     return desc.checkedCpuFeatures;
   }

@@ -41,7 +41,7 @@ public:
   }
   /// tf32: f32 contractions on tensor cores (10-bit mantissa inputs, f32
   /// accumulation), as TensorRT does by default; fp32 keeps IEEE products.
-  std::vector<std::string> getPrecisions() const override {
+  std::vector<std::string> getPrecisions(const TargetOptions &) const override {
     return {"fp32", "tf32"};
   }
 

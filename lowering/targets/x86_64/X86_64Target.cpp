@@ -24,6 +24,11 @@ static CpuTargetDescription describeX86_64() {
   d.baseVectorBits = 128; // SSE2, part of x86-64 itself
   // vpdpbusd: 64 multiply-adds of u8 by s8 into 16 i32 lanes.
   d.int8DotBitsByFeature = {{"avx512vnni", 512}};
+  // vdpbf16ps: 32 bf16 products into 16 f32 lanes; fp16 widens an f16
+  // weight as it loads it (vcvtph2ps) into the AVX-512 f32 tiles.
+  d.precisionsByFeature = {{"bf16", "avx512bf16"}, {"fp16", "avx512f"}};
+  // AMX: 16 x 16 x 32 bf16 (or 16 x 16 x 64 int8) products per instruction.
+  d.tileFeatures = {"amx-tile", "amx-int8", "amx-bf16"};
   d.libDirs = {"/usr/lib/x86_64-linux-gnu"};
   d.checkedCpuFeatures = {"sse3",
                           "ssse3",

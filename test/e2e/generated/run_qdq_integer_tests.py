@@ -9,7 +9,8 @@ x -> QuantizeLinear -> DequantizeLinear -> Conv/MatMul/Gemm(DequantizeLinear(w),
 -> [activation] -> [QuantizeLinear -> DequantizeLinear]. kiln compiles it for this
 machine's CPU (`--cpu native`); where the CPU has AVX-512 VNNI the contraction must run
 as an integer product (the assembly must hold vpdpbusd; a case the fusion must leave in
-float, a grouped convolution, must not). The reference is ONNX Runtime with graph
+float, a grouped convolution, must not); where it also has AMX, every case is compiled a
+second time with AMX tiles, whose assembly must hold tdpbusd instead. The reference is ONNX Runtime with graph
 optimisations off (it computes the QDQ nodes as written, in float):
 - quantized outputs may differ by one quantization step (the float sum and the exact
   integer sum round differently near ties) in at most 2 % of the elements, never more;
@@ -36,12 +37,21 @@ import e2e_common as e2e  # noqa: E402
 SEED = 1234
 
 
-def has_vnni():
+def cpu_flags():
     try:
         with open("/proc/cpuinfo") as f:
-            return "avx512_vnni" in f.read()
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
     except OSError:
-        return False
+        pass
+    return set()
+
+
+# Where the CPU has AMX, each case is compiled twice: AMX tiles (tdpbusd) and, with the
+# tiles turned off, the AVX-512 VNNI register tiles (vpdpbusd).
+VARIANTS = {"amx": ("tdpbusd", []),
+            "vnni": ("vpdpbusd", ["--features=-amx-tile,-amx-int8,-amx-bf16"])}
 
 
 def output_shape(spec, nout):
@@ -229,28 +239,32 @@ def main():
     if args.ort_dir:
         args.ort_dir = os.path.abspath(args.ort_dir)
     import onnx
-    vnni = has_vnni()
+    flags = cpu_flags()
+    vnni = "avx512_vnni" in flags
+    variants = (["amx"] if "amx_int8" in flags else []) + ["vnni"]
     print(f"this CPU {'has' if vnni else 'lacks'} AVX-512 VNNI: "
-          f"{'integer' if vnni else 'float'} products expected")
+          f"{'integer' if vnni else 'float'} products expected; variants "
+          f"{', '.join(variants)}")
     root = tempfile.mkdtemp(prefix="kiln-qdq-int-")
     passed = failed = 0
-    for spec in CASES:
+    for spec, variant in [(c, v) for c in CASES for v in variants]:
         rng = np.random.default_rng(SEED + len(spec["name"]))
         build = make_block if spec["op"] == "block" else make_case
         model, shape, step = build(rng, spec)
-        work = os.path.join(root, spec["name"])
+        work = os.path.join(root, f"{spec['name']}_{variant}")
+        marker, flags_off = VARIANTS[variant]
         os.makedirs(work)
         path = os.path.join(work, "model.onnx")
         onnx.save(model, path)
         so, asm = os.path.join(work, "model.so"), os.path.join(work, "model.s")
         problems = []
         r = e2e.run_command([args.kiln, "compile", path, "-o", so, "--cpu", "native",
-                             "--emit-asm", asm], timeout=300)
+                             "--emit-asm", asm] + flags_off, timeout=300)
         if r.returncode != 0:
             problems.append(f"compile: {r.first_error_line()}")
         else:
             with open(asm) as f:
-                integer = "vpdpbusd" in f.read()
+                integer = marker in f.read()
             want = vnni and spec.get("integer", True)
             if integer != want:
                 problems.append(f"integer product {'taken' if integer else 'not taken'}")
@@ -290,7 +304,7 @@ def main():
         detail = "; ".join(problems) if problems else (
             f"max err {worst:.3g}" + (" steps" if step else "") +
             (f", {differing} elements one step off" if step else ""))
-        print(f"{'PASS' if ok else 'FAIL'} {spec['name']}: {detail}", flush=True)
+        print(f"{'PASS' if ok else 'FAIL'} {spec['name']} {variant}: {detail}", flush=True)
         passed += ok
         failed += not ok
     return e2e.finish(passed, failed, root, args.keep)

@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-int8-dot-kernel{vector-bits=512}),canonicalize,cse)' -split-input-file | FileCheck %s
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-int8-dot-kernel))' -split-input-file | FileCheck %s --check-prefix=NONE
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-dot-kernel{vector-bits=512 int8=1}),canonicalize,cse)' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-dot-kernel{vector-bits=512}))' -split-input-file | FileCheck %s --check-prefix=NONE
 
 #a = affine_map<(m, n, k, j) -> (m, k, j)>
 #b = affine_map<(m, n, k, j) -> (k, n, j)>

@@ -1,0 +1,291 @@
+//===- DotProduct.cpp - Packed products for dot-product kernels -----------===//
+
+#include "lowering/cpu/DotProduct.h"
+#include "lowering/cpu/Transforms.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace kiln::cpu {
+namespace {
+
+bool hasStrides(MemRefType t, ArrayRef<int64_t> inner) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(t.getStridesAndOffset(strides, offset)))
+    return false;
+  return ArrayRef<int64_t>(strides).take_back(inner.size()) == inner;
+}
+
+/// True when the body is `out + zext(a) * sext(b)` in i32 (int8), `out +
+/// extf(a) * extf(b)` (bf16) or `out + a * extf(b)` (f16) in f32.
+bool isDotBody(linalg::GenericOp op, DotKind kind) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!add || !isa<arith::AddIOp, arith::AddFOp>(add) ||
+      isa<arith::AddIOp>(add) != (kind == DotKind::Int8) ||
+      body.getOperations().size() != (kind == DotKind::F16 ? 4u : 5u))
+    return false;
+  Value acc = body.getArgument(2);
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  if (lhs != acc && rhs != acc)
+    return false;
+  Operation *mul = (lhs == acc ? rhs : lhs).getDefiningOp();
+  if (!mul || !isa<arith::MulIOp, arith::MulFOp>(mul))
+    return false;
+  // The operand each side reads: `v` itself, or what an extension of the
+  // expected kind extends.
+  auto source = [&](Value v, bool extended, bool isSigned) -> Value {
+    if (!extended)
+      return v;
+    Operation *def = v.getDefiningOp();
+    if (kind != DotKind::Int8)
+      return isa_and_nonnull<arith::ExtFOp>(def) ? def->getOperand(0) : Value();
+    if (isSigned)
+      return isa_and_nonnull<arith::ExtSIOp>(def) ? def->getOperand(0)
+                                                  : Value();
+    return isa_and_nonnull<arith::ExtUIOp>(def) ? def->getOperand(0) : Value();
+  };
+  bool extendA = kind != DotKind::F16;
+  Value a0 = body.getArgument(0), b0 = body.getArgument(1);
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  return (source(x, extendA, false) == a0 && source(y, true, true) == b0) ||
+         (source(y, extendA, false) == a0 && source(x, true, true) == b0);
+}
+
+/// The bytes a buffer may occupy: a base (an arena, an allocation, an
+/// argument) and a range in it, the whole base where unknown.
+struct Extent {
+  Value base;
+  int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+};
+
+Extent getExtent(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      auto type = cast<MemRefType>(view.getType());
+      std::optional<int64_t> offset = getConstantIntValue(view.getByteShift());
+      if (!offset || !type.hasStaticShape())
+        return {view.getSource()};
+      return {view.getSource(), *offset,
+              *offset +
+                  type.getNumElements() * (type.getElementTypeBitWidth() / 8)};
+    }
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+    if (!viewLike)
+      break;
+    v = viewLike.getViewSource();
+  }
+  return {v};
+}
+
+/// False when the memory plan may have put `a` and `b` in the same bytes.
+bool provablyDisjoint(Value a, Value b) {
+  Extent x = getExtent(a), y = getExtent(b);
+  if (x.base != y.base)
+    return true;
+  return x.end <= y.begin || y.end <= x.begin;
+}
+
+} // namespace
+
+std::optional<DotShape> matchDot(linalg::GenericOp op, bool int8, bool bf16) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 4)
+    return std::nullopt;
+  using utils::IteratorType;
+  if (op.getIteratorTypesArray() !=
+      SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
+                                IteratorType::reduction,
+                                IteratorType::reduction})
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m, n, k, j;
+  bindDims(ctx, m, n, k, j);
+  if (op.getIndexingMapsArray() !=
+      SmallVector<AffineMap>{AffineMap::get(4, 0, {m, k, j}, ctx),
+                             AffineMap::get(4, 0, {k, n, j}, ctx),
+                             AffineMap::get(4, 0, {m, n}, ctx)})
+    return std::nullopt;
+  auto at = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
+  auto bt = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
+  auto ct = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  if (!at || !bt || !ct || !at.hasStaticShape() || !bt.hasStaticShape() ||
+      !ct.hasStaticShape())
+    return std::nullopt;
+  Type ae = at.getElementType(), be = bt.getElementType(),
+       ce = ct.getElementType();
+  std::optional<DotKind> kind;
+  if (ae.isInteger(8) && be.isInteger(8) && ce.isInteger(32) && int8)
+    kind = DotKind::Int8;
+  else if (ae.isBF16() && be.isBF16() && ce.isF32() && bf16)
+    kind = DotKind::BF16;
+  else if (ae.isF32() && be.isF16() && ce.isF32())
+    kind = DotKind::F16;
+  if (!kind)
+    return std::nullopt;
+  int64_t g = *kind == DotKind::Int8 ? 4 : *kind == DotKind::BF16 ? 2 : 1;
+  DotShape s{
+      *kind, at.getDimSize(0),     at.getDimSize(1),     bt.getDimSize(1),
+      g,     op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0]};
+  if (at.getDimSize(2) != g || s.np % 16 != 0 || s.m == 0 || s.kg == 0 ||
+      !hasStrides(at, {g, 1}) || !hasStrides(bt, {s.np * g, g, 1}) ||
+      !hasStrides(ct, {1}) || !isDotBody(op, *kind))
+    return std::nullopt;
+  return s;
+}
+
+std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
+                                      const DotShape &s) {
+  // Views, constants and the like (the arena views of the memory plan) may
+  // stand between them; anything with effects may not.
+  Value acc = s.c;
+  Operation *next = dot->getNextNode();
+  auto skipPure = [&](Operation *op) {
+    while (op && (isMemoryEffectFree(op) || isa<memref::AllocOp>(op)) &&
+           !isa<linalg::GenericOp>(op) &&
+           !llvm::is_contained(op->getOperands(), s.c))
+      op = op->getNextNode();
+    return op;
+  };
+  next = skipPure(next);
+  if (auto view = dyn_cast_or_null<memref::SubViewOp>(next)) {
+    if (view.getSource() != s.c ||
+        !llvm::all_of(view.getStaticOffsets(),
+                      [](int64_t o) { return o == 0; }) ||
+        !llvm::all_of(view.getStaticStrides(),
+                      [](int64_t st) { return st == 1; }))
+      return std::nullopt;
+    acc = view.getResult();
+    next = skipPure(view->getNextNode());
+  }
+  auto epi = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!epi || !epi.hasPureBufferSemantics() || epi.getNumLoops() != 2 ||
+      epi.getNumParallelLoops() != 2 || epi.getNumDpsInits() != 1 ||
+      epi.getDpsInputs().empty() || epi.getDpsInputs()[0] != acc ||
+      !linalg::hasOnlyScalarElementwiseOp(epi.getRegion()) ||
+      epi.payloadUsesValueFromOperand(epi.getDpsInitOperand(0)))
+    return std::nullopt;
+  auto outTy = dyn_cast<MemRefType>(epi.getDpsInits()[0].getType());
+  auto accTy = cast<MemRefType>(acc.getType());
+  if (!outTy || !outTy.hasStaticShape() ||
+      outTy.getShape() != accTy.getShape() || !outTy.isLastDimUnitStride() ||
+      !(outTy.getElementType().isF32() || outTy.getElementType().isInteger(8)))
+    return std::nullopt;
+  MLIRContext *ctx = dot.getContext();
+  AffineMap rowCol = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap col = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  for (OpOperand &operand : epi->getOpOperands()) {
+    AffineMap map = epi.getMatchingIndexingMap(&operand);
+    bool first = operand.getOperandNumber() == 0 || epi.isDpsInit(&operand);
+    if (map != (first ? rowCol : col))
+      return std::nullopt;
+    auto t = cast<MemRefType>(operand.get().getType());
+    if (!first && (!t.hasStaticShape() || !t.isLastDimUnitStride()))
+      return std::nullopt;
+  }
+  // The tiles write the output while the product's rows are still being
+  // read: the memory plan, which saw them one after the other, may have
+  // reused the rows' bytes for it.
+  if (!provablyDisjoint(epi.getDpsInits()[0], s.a))
+    return std::nullopt;
+  // Nothing else may read the product.
+  for (Operation *user : s.c.getUsers())
+    if (user != dot && user != epi && user != acc.getDefiningOp() &&
+        !isa<memref::DeallocOp>(user))
+      return std::nullopt;
+  return Epilogue{epi, outTy.getDimSize(1), epi.getDpsInits()[0]};
+}
+
+/// A `linalg.fill` of zero into `c` that is the last op before `op` to touch
+/// `c`, if any.
+linalg::FillOp findZeroFill(Operation *op, Value c) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(cpu::getPreviousUser(op, c));
+  if (!fill || fill.getDpsInits()[0] != c ||
+      !(matchPattern(fill.getInputs()[0], m_Zero()) ||
+        matchPattern(fill.getInputs()[0], m_AnyZeroFloat())))
+    return {};
+  return fill;
+}
+
+/// The epilogue's body on each accumulator vector, its result stored to
+/// the epilogue's output; columns past N are masked off.
+void storeEpilogueOnVectors(OpBuilder &b, Location loc,
+                            const Epilogue &epilogue, ArrayRef<Value> rows,
+                            ArrayRef<Value> cols,
+                            llvm::function_ref<Value(int64_t, int64_t)> acc) {
+  linalg::GenericOp epi = epilogue.op;
+  Block &body = epi.getRegion().front();
+  int64_t nv = cols.size();
+  bool ragged = epilogue.n % 16 != 0;
+  auto vec = [](Type t) { return VectorType::get({16}, t); };
+  for (int64_t v = 0; v < nv; ++v) {
+    Value mask;
+    if (ragged)
+      mask = vector::CreateMaskOp::create(
+          b, loc, vec(b.getI1Type()),
+          ValueRange{arith::SubIOp::create(
+              b, loc, arith::ConstantIndexOp::create(b, loc, epilogue.n),
+              cols[v])});
+    // Per-column parameters, once per column vector.
+    IRMapping params;
+    for (unsigned i = 1; i < epi.getNumDpsInputs(); ++i) {
+      Value mem = epi.getDpsInputs()[i];
+      Type t = vec(getElementTypeOrSelf(mem.getType()));
+      Value p;
+      if (mask) {
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+        p = vector::MaskedLoadOp::create(b, loc, t, mem, ValueRange{cols[v]},
+                                         mask, zero);
+      } else {
+        p = vector::LoadOp::create(b, loc, t, mem, ValueRange{cols[v]});
+      }
+      params.map(body.getArgument(i), p);
+    }
+    for (int64_t r = 0; r < (int64_t)rows.size(); ++r) {
+      IRMapping map = params;
+      map.map(body.getArgument(0), acc(r, v));
+      for (Operation &inner : body.without_terminator()) {
+        SmallVector<Value> operands;
+        for (Value operand : inner.getOperands()) {
+          if (Value m = map.lookupOrNull(operand)) {
+            operands.push_back(m);
+            continue;
+          }
+          // A scalar from outside the row, or a constant: splat it.
+          Value scalar = operand;
+          if (auto c = operand.getDefiningOp<arith::ConstantOp>();
+              c && c->getBlock() == &body)
+            scalar = b.clone(*c)->getResult(0);
+          operands.push_back(vector::BroadcastOp::create(
+              b, loc, vec(operand.getType()), scalar));
+        }
+        if (isa<arith::ConstantOp>(inner))
+          continue;
+        OperationState state(loc, inner.getName(), operands,
+                             TypeRange{vec(inner.getResult(0).getType())},
+                             inner.getAttrs());
+        map.map(inner.getResult(0), b.create(state)->getResult(0));
+      }
+      Value result = map.lookup(body.getTerminator()->getOperand(0));
+      SmallVector<Value> idx = {rows[r], cols[v]};
+      if (mask)
+        vector::MaskedStoreOp::create(b, loc, epilogue.out, idx, mask, result);
+      else
+        vector::StoreOp::create(b, loc, result, epilogue.out, idx);
+    }
+  }
+}
+
+} // namespace kiln::cpu
