@@ -166,11 +166,12 @@ public:
     }
     for (int64_t v = 0; v < nv; ++v)
       cols.push_back(arith::AddIOp::create(b, loc, n0, index(b, 16 * v)));
-    storeEpilogueOnVectors(
-        b, loc, *epilogue, outRows, cols, [&](int64_t r, int64_t v) -> Value {
-          return vector::LoadOp::create(b, loc, accv, cMem,
-                                        ValueRange{cRows[r], cols[v]});
-        });
+    storeEpilogueOnVectors(b, loc, *epilogue, /*lanes=*/16, outRows, cols,
+                           [&](int64_t r, int64_t v) -> Value {
+                             return vector::LoadOp::create(
+                                 b, loc, accv, cMem,
+                                 ValueRange{cRows[r], cols[v]});
+                           });
   }
 
   /// Whole 32-row blocks [begin, end) by 32-column panels [p0, p1).

@@ -36,8 +36,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Products with packed weights (QDQ models, --precision bf16|fp16) as
   // dot-product register tiles.
   pm.addNestedPass<func::FuncOp>(
-      createDotKernel({static_cast<unsigned>(options.vectorBits), dot.int8,
-                       dot.bf16, dot.amx}));
+      createDotKernel({static_cast<unsigned>(options.vectorBits), dot.arch,
+                       dot.int8, dot.bf16, dot.amx}));
   // Products with pruned constant weights, where the sparse kernel wins.
   SparseWeightsOptions sparse;
   sparse.vectorBits = options.vectorBits;

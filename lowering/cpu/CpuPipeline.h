@@ -20,7 +20,9 @@ using CpuScheduleOptions = SelectScheduleOptions;
 /// kernel through kiln_rt (kiln-cpu-instrument-profile). `dot`: the
 /// dot-product instructions the target has for kiln-cpu-dot-kernel.
 struct CpuDotKernels {
-  bool int8 = false; // 512-bit vpdpbusd
+  std::string arch = "x86_64"; // or aarch64
+  bool int8 = false; // vpdpbusd (512-bit) or usdot (128-bit), as wide as
+                     // the schedule's vectors
   bool bf16 = false; // 512-bit vdpbf16ps
   bool amx = false;  // AMX tiles for both (amx-tile, amx-int8, amx-bf16)
 };

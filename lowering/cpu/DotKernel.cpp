@@ -61,9 +61,10 @@ int64_t rowsFor(int64_t nv) { return nv >= 4 ? 6 : nv == 3 ? 8 : 12; }
 
 class TileEmitter {
 public:
-  TileEmitter(OpBuilder &b, Location loc, const DotShape &s, bool zeroInit,
-              std::optional<Epilogue> epilogue)
-      : b(b), loc(loc), s(s), zeroInit(zeroInit), epilogue(epilogue) {
+  TileEmitter(OpBuilder &b, Location loc, const DotShape &s, int64_t lanes,
+              bool zeroInit, std::optional<Epilogue> epilogue)
+      : b(b), loc(loc), s(s), lanes(lanes), zeroInit(zeroInit),
+        epilogue(epilogue) {
     // [M, Kg*g] and [Kg, Np*g]: contiguous rows for the vector loads.
     a = memref::CollapseShapeOp::create(
         b, loc, s.a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
@@ -74,12 +75,12 @@ public:
   /// Rows [m0, m0 + mr) by columns [n0, n0 + 16 * nv).
   void emitTile(Value m0, int64_t mr, Value n0, int64_t nv) {
     Type accElt = getElementTypeOrSelf(s.c.getType());
-    auto accv = VectorType::get({16}, accElt);
+    auto accv = VectorType::get({lanes}, accElt);
     SmallVector<Value> rows, cols, init;
     for (int64_t r = 0; r < mr; ++r)
       rows.push_back(add(m0, r));
     for (int64_t v = 0; v < nv; ++v)
-      cols.push_back(add(n0, 16 * v));
+      cols.push_back(add(n0, lanes * v));
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(accv, b.getZeroAttr(accElt)));
     for (int64_t r = 0; r < mr; ++r)
@@ -113,9 +114,9 @@ public:
     int64_t nv = cols.size(), g = s.g;
     Type wElt = getElementTypeOrSelf(s.b.getType());
     Type accElt = getElementTypeOrSelf(s.c.getType());
-    auto accv = VectorType::get({16}, accElt);
-    // 16 columns of g weights each: 64 bytes for i8 and bf16.
-    auto wv = VectorType::get({16 * g}, wElt);
+    auto accv = VectorType::get({lanes}, accElt);
+    // One column per lane, g weights each: a whole vector for i8 and bf16.
+    auto wv = VectorType::get({lanes * g}, wElt);
     Value k = arith::MulIOp::create(nb, nl, kg, index(g));
     SmallVector<Value> weights;
     for (int64_t v = 0; v < nv; ++v) {
@@ -125,9 +126,10 @@ public:
         w16 = arith::ExtFOp::create(nb, nl, accv, w16);
       weights.push_back(w16);
     }
-    StringRef intrinsic = s.kind == DotKind::Int8
-                              ? "llvm.x86.avx512.vpdpbusd.512"
-                              : "llvm.x86.avx512bf16.dpbf16ps.512";
+    StringRef intrinsic = s.kind != DotKind::Int8
+                              ? "llvm.x86.avx512bf16.dpbf16ps.512"
+                          : lanes == 4 ? "llvm.aarch64.neon.usdot.v4i32.v16i8"
+                                       : "llvm.x86.avx512.vpdpbusd.512";
     for (int64_t r = 0; r < (int64_t)rows.size(); ++r) {
       Value av;
       if (s.kind == DotKind::F16) {
@@ -143,9 +145,9 @@ public:
             vector::BitCastOp::create(nb, nl, VectorType::get({1}, i32), group);
         Value scalar = vector::ExtractOp::create(nb, nl, word, 0);
         Value splat = vector::BroadcastOp::create(
-            nb, nl, VectorType::get({16}, i32), scalar);
-        av = vector::BitCastOp::create(nb, nl, VectorType::get({16 * g}, aElt),
-                                       splat);
+            nb, nl, VectorType::get({lanes}, i32), scalar);
+        av = vector::BitCastOp::create(
+            nb, nl, VectorType::get({lanes * g}, aElt), splat);
       }
       for (int64_t v = 0; v < nv; ++v) {
         Value &slot = acc[r * nv + v];
@@ -164,7 +166,7 @@ public:
                             ArrayRef<Value> cols) {
     int64_t nv = cols.size();
     storeEpilogueOnVectors(
-        b, loc, *epilogue, rows, cols,
+        b, loc, *epilogue, lanes, rows, cols,
         [&](int64_t r, int64_t v) { return loop.getResult(r * nv + v); });
   }
 
@@ -183,8 +185,8 @@ public:
     auto loop = scf::ForOp::create(b, loc, p0, p1, index(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    Value n0 =
-        arith::MulIOp::create(b, loc, loop.getInductionVar(), index(16 * nv));
+    Value n0 = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                     index(lanes * nv));
     emitRows(begin, end, mr, n0, nv);
   }
 
@@ -197,6 +199,7 @@ private:
   OpBuilder &b;
   Location loc;
   const DotShape &s;
+  int64_t lanes; // 32-bit lanes per vector: columns per vector
   bool zeroInit;
   std::optional<Epilogue> epilogue;
   Value a, w;
@@ -206,11 +209,14 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
   using DotKernelBase::DotKernelBase;
 
   void runOnOperation() override {
-    if (vectorBits != 512)
+    // AVX-512, or 128-bit AArch64 NEON for the 8-bit product (usdot).
+    bool neon = vectorBits == 128 && arch == "aarch64";
+    if (vectorBits != 512 && !neon)
       return;
     SmallVector<std::pair<linalg::GenericOp, DotShape>> ops;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (std::optional<DotShape> s = matchDot(op, int8, bf16))
+      std::optional<DotShape> s = matchDot(op, int8, bf16 && !neon);
+      if (s && (!neon || s->kind == DotKind::Int8))
         ops.emplace_back(op, *s);
     });
     IRRewriter rewriter(&getContext());
@@ -229,7 +235,7 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
     rewriter.setInsertionPoint(epilogue ? epilogue->op.getOperation()
                                         : op.getOperation());
     bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
-    if (amx && s.kind != DotKind::F16) {
+    if (amx && vectorBits == 512 && s.kind != DotKind::F16) {
       int64_t work = s.m * s.np * s.kg * s.g;
       emitAmxProduct(rewriter, loc, s, /*zeroInit=*/fill != nullptr, epilogue,
                      /*threads=*/work >= (1 << 20) && !nested);
@@ -238,10 +244,12 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
         rewriter.eraseOp(epilogue->op);
       return;
     }
-    TileEmitter e(rewriter, loc, s, /*zeroInit=*/fill != nullptr, epilogue);
+    int64_t lanes = vectorBits / 32;
+    TileEmitter e(rewriter, loc, s, lanes, /*zeroInit=*/fill != nullptr,
+                  epilogue);
 
-    int64_t nv = std::min<int64_t>(4, s.np / 16);
-    int64_t panels = s.np / (16 * nv), restNv = (s.np / 16) % nv;
+    int64_t nv = std::min<int64_t>(4, s.np / lanes);
+    int64_t panels = s.np / (lanes * nv), restNv = (s.np / lanes) % nv;
     int64_t mr = std::min(rowsFor(nv), s.m), wholeRows = s.m / mr * mr;
     int64_t tiles = wholeRows / mr;
     // Chunks of rows whose A block stays in L2 (at most 256 KiB), about
@@ -292,7 +300,7 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
       e.emitPanels(e.index(wholeRows), e.index(s.m), s.m - wholeRows,
                    e.index(0), e.index(panels), nv);
     if (restNv) {
-      Value n0 = e.index(panels * 16 * nv);
+      Value n0 = e.index(panels * lanes * nv);
       int64_t restMr = std::min(rowsFor(restNv), s.m);
       int64_t restWhole = s.m / restMr * restMr;
       if (restWhole)

@@ -222,14 +222,14 @@ linalg::FillOp findZeroFill(Operation *op, Value c) {
 /// The epilogue's body on each accumulator vector, its result stored to
 /// the epilogue's output; columns past N are masked off.
 void storeEpilogueOnVectors(OpBuilder &b, Location loc,
-                            const Epilogue &epilogue, ArrayRef<Value> rows,
-                            ArrayRef<Value> cols,
+                            const Epilogue &epilogue, int64_t lanes,
+                            ArrayRef<Value> rows, ArrayRef<Value> cols,
                             llvm::function_ref<Value(int64_t, int64_t)> acc) {
   linalg::GenericOp epi = epilogue.op;
   Block &body = epi.getRegion().front();
   int64_t nv = cols.size();
-  bool ragged = epilogue.n % 16 != 0;
-  auto vec = [](Type t) { return VectorType::get({16}, t); };
+  bool ragged = epilogue.n % lanes != 0;
+  auto vec = [&](Type t) { return VectorType::get({lanes}, t); };
   for (int64_t v = 0; v < nv; ++v) {
     Value mask;
     if (ragged)

@@ -51,12 +51,13 @@ std::optional<Epilogue> matchEpilogue(mlir::linalg::GenericOp dot,
 /// touch `c`, if any.
 mlir::linalg::FillOp findZeroFill(mlir::Operation *op, mlir::Value c);
 
-/// The epilogue's body on the 16-lane accumulator vectors `acc(r, v)` of
-/// rows `rows` and column vectors starting at `cols`, its results stored
-/// to the epilogue's output; columns past N are masked off.
+/// The epilogue's body on the accumulator vectors `acc(r, v)` (`lanes`
+/// 32-bit lanes) of rows `rows` and column vectors starting at `cols`, its
+/// results stored to the epilogue's output; columns past N are masked off.
 void storeEpilogueOnVectors(
     mlir::OpBuilder &b, mlir::Location loc, const Epilogue &epilogue,
-    llvm::ArrayRef<mlir::Value> rows, llvm::ArrayRef<mlir::Value> cols,
+    int64_t lanes, llvm::ArrayRef<mlir::Value> rows,
+    llvm::ArrayRef<mlir::Value> cols,
     llvm::function_ref<mlir::Value(int64_t, int64_t)> acc);
 
 /// The product `s` as AMX tile multiplies (AmxTiles.cpp) at the builder's

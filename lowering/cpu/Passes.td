@@ -303,7 +303,9 @@ def DotKernel : Pass<"kiln-cpu-dot-kernel", "mlir::func::FuncOp"> {
     `scf.forall` over row chunks and column-panel groups whose body runs
     register tiles of up to 6 rows x 64 columns, per step of g k:
       - u8 x s8 -> i32, g = 4 (`int8`): 64-byte weight loads, a 4-byte
-        broadcast of each row, `llvm.x86.avx512.vpdpbusd.512`;
+        broadcast of each row, `llvm.x86.avx512.vpdpbusd.512` (on AArch64
+        with `arch=aarch64 vector-bits=128`: 16-byte loads and
+        `llvm.aarch64.neon.usdot.v4i32.v16i8`, 4 columns per vector);
       - bf16 x bf16 -> f32, g = 2 (`bf16`): 32-element weight loads, a pair
         broadcast of each row, `llvm.x86.avx512bf16.dpbf16ps.512`;
       - f32 x f16 -> f32, g = 1: 16 f16 weights widened to f32 as they are
@@ -313,14 +315,19 @@ def DotKernel : Pass<"kiln-cpu-dot-kernel", "mlir::func::FuncOp"> {
     next (per-column parameters) is applied to the accumulators in
     registers, its result stored directly, unless its output may share
     bytes with the product's rows. Runs before `kiln-cpu-tile-and-
-    vectorize`; needs `vector-bits=512` (AVX-512) and does nothing
-    otherwise; the forms whose instruction is off stay linalg.
+    vectorize`; needs `vector-bits=512` (AVX-512), or 128 on AArch64 for
+    the 8-bit product, and does nothing otherwise; the forms whose
+    instruction is off stay linalg.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "0",
            "Width of the target's vectors (the kernel needs 512)">,
+    Option<"arch", "arch", "std::string", "\"x86_64\"",
+           "x86_64 (AVX-512 kernels) or aarch64 (NEON: the 8-bit product "
+           "with usdot at vector-bits=128)">,
     Option<"int8", "int8", "bool", "false",
-           "The target has vpdpbusd (AVX-512 VNNI)">,
+           "The target has the 8-bit dot product (x86 vpdpbusd, AVX-512 "
+           "VNNI; AArch64 usdot, i8mm)">,
     Option<"bf16", "bf16", "bool", "false",
            "The target has vdpbf16ps (AVX-512 BF16)">,
     Option<"amx", "amx", "bool", "false",

@@ -19,6 +19,9 @@ static CpuTargetDescription describeAArch64() {
   d.defaultFeatures = "+neon";
   d.baseVectorBits = 128;
   d.vectorRegisters = 32;
+  // usdot (FEAT_I8MM): 16 u8 x s8 products into 4 i32 lanes, the form of
+  // the integer products of QDQ models (Neoverse V1/N2, Graviton 3).
+  d.int8DotBitsByFeature = {{"i8mm", 128}};
   d.libDirs = {"/usr/aarch64-linux-gnu/lib"};
   d.checkedCpuFeatures = {"neon",     "fp-armv8", "crc",     "lse",
                           "fullfp16", "rdm",      "dotprod", "sve",

@@ -117,12 +117,15 @@ CpuTargetBackend::getScheduleDefaults(const TargetOptions &options) const {
 
 void CpuTargetBackend::buildLoweringPipeline(
     mlir::OpPassManager &pm, const TargetOptions &options) const {
+  CpuScheduleOptions schedule = getSchedule(options);
   CpuDotKernels dot;
-  dot.int8 = getInt8DotBits(options) == 512;
+  dot.arch = llvm::StringRef(desc.triple).split('-').first.str();
+  unsigned int8Bits = getInt8DotBits(options);
+  dot.int8 = int8Bits && int8Bits == schedule.vectorBits;
   dot.bf16 = options.precision == "bf16";
   std::vector<bool> tiles = enabledFeatures(*this, desc.tileFeatures, options);
   dot.amx = !tiles.empty() && llvm::all_of(tiles, [](bool on) { return on; });
-  buildCpuLoweringPipeline(pm, getSchedule(options), options.profile, dot);
+  buildCpuLoweringPipeline(pm, schedule, options.profile, dot);
 }
 
 void CpuTargetBackend::configureLlvmOptions(

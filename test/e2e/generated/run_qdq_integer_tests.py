@@ -10,7 +10,9 @@ x -> QuantizeLinear -> DequantizeLinear -> Conv/MatMul/Gemm(DequantizeLinear(w),
 machine's CPU (`--cpu native`); where the CPU has AVX-512 VNNI the contraction must run
 as an integer product (the assembly must hold vpdpbusd; a case the fusion must leave in
 float, a grouped convolution, must not); where it also has AMX, every case is compiled a
-second time with AMX tiles, whose assembly must hold tdpbusd instead. The reference is ONNX Runtime with graph
+second time with AMX tiles, whose assembly must hold tdpbusd instead; and where qemu-user
+and the arm64 sysroot are installed, once more for AArch64 with i8mm (usdot register
+tiles), run under qemu-aarch64. The reference is ONNX Runtime with graph
 optimisations off (it computes the QDQ nodes as written, in float):
 - quantized outputs may differ by one quantization step (the float sum and the exact
   integer sum round differently near ties) in at most 2 % of the elements, never more;
@@ -26,6 +28,7 @@ Prints one line per case and `N passed, N failed`.
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 
@@ -49,9 +52,23 @@ def cpu_flags():
 
 
 # Where the CPU has AMX, each case is compiled twice: AMX tiles (tdpbusd) and, with the
-# tiles turned off, the AVX-512 VNNI register tiles (vpdpbusd).
-VARIANTS = {"amx": ("tdpbusd", []),
-            "vnni": ("vpdpbusd", ["--features=-amx-tile,-amx-int8,-amx-bf16"])}
+# tiles turned off, the AVX-512 VNNI register tiles (vpdpbusd). Where qemu-aarch64 and the
+# arm64 sysroot are installed, a third time for AArch64 with i8mm (usdot), run under qemu.
+VARIANTS = {"amx": ("tdpbusd", ["--cpu", "native"]),
+            "vnni": ("vpdpbusd", ["--cpu", "native",
+                                  "--features=-amx-tile,-amx-int8,-amx-bf16"]),
+            "aarch64": ("usdot", ["--target", "aarch64", "--features=+i8mm"])}
+SYSROOT = "/usr/aarch64-linux-gnu"
+
+
+def aarch64_runner(kiln):
+    """[qemu, -L, sysroot, kiln_run_npy] for AArch64 libraries, or None."""
+    qemu = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
+    runner = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(kiln))),
+                          "aarch64", "kiln_run_npy")
+    if not qemu or not os.path.isdir(SYSROOT) or not os.path.isfile(runner):
+        return None
+    return [qemu, "-L", SYSROOT, runner]
 
 
 def output_shape(spec, nout):
@@ -241,31 +258,34 @@ def main():
     import onnx
     flags = cpu_flags()
     vnni = "avx512_vnni" in flags
-    variants = (["amx"] if "amx_int8" in flags else []) + ["vnni"]
+    qemu = aarch64_runner(args.kiln)
+    variants = ((["amx"] if "amx_int8" in flags else []) + ["vnni"] +
+                (["aarch64"] if qemu else []))
     print(f"this CPU {'has' if vnni else 'lacks'} AVX-512 VNNI: "
           f"{'integer' if vnni else 'float'} products expected; variants "
           f"{', '.join(variants)}")
     root = tempfile.mkdtemp(prefix="kiln-qdq-int-")
     passed = failed = 0
+    ort_outputs = {}
     for spec, variant in [(c, v) for c in CASES for v in variants]:
         rng = np.random.default_rng(SEED + len(spec["name"]))
         build = make_block if spec["op"] == "block" else make_case
         model, shape, step = build(rng, spec)
         work = os.path.join(root, f"{spec['name']}_{variant}")
-        marker, flags_off = VARIANTS[variant]
+        marker, variant_flags = VARIANTS[variant]
         os.makedirs(work)
         path = os.path.join(work, "model.onnx")
         onnx.save(model, path)
         so, asm = os.path.join(work, "model.so"), os.path.join(work, "model.s")
         problems = []
-        r = e2e.run_command([args.kiln, "compile", path, "-o", so, "--cpu", "native",
-                             "--emit-asm", asm] + flags_off, timeout=300)
+        r = e2e.run_command([args.kiln, "compile", path, "-o", so,
+                             "--emit-asm", asm] + variant_flags, timeout=300)
         if r.returncode != 0:
             problems.append(f"compile: {r.first_error_line()}")
         else:
             with open(asm) as f:
                 integer = marker in f.read()
-            want = vnni and spec.get("integer", True)
+            want = (vnni or variant == "aarch64") and spec.get("integer", True)
             if integer != want:
                 problems.append(f"integer product {'taken' if integer else 'not taken'}")
         worst, differing = 0.0, 0
@@ -273,13 +293,22 @@ def main():
             x = (rng.standard_normal(shape) * 1.5).astype(np.float32)
             xin = os.path.join(work, f"x{k}.npy")
             np.save(xin, x)
-            rr, paths = e2e.ort_run(path, [xin], os.path.join(work, f"ort{k}"),
-                                    ort_dir=args.ort_dir, extra=["--opt-level", "disabled"])
-            if rr.returncode != 0:
-                problems.append(f"ONNX Runtime: {rr.first_error_line()}")
-                break
+            # The variants of a case share its model and inputs (same seed): one
+            # ONNX Runtime run serves them all.
+            paths = ort_outputs.get((spec["name"], k))
+            if paths is None:
+                rr, paths = e2e.ort_run(path, [xin], os.path.join(work, f"ort{k}"),
+                                        ort_dir=args.ort_dir,
+                                        extra=["--opt-level", "disabled"])
+                if rr.returncode != 0:
+                    problems.append(f"ONNX Runtime: {rr.first_error_line()}")
+                    break
+                ort_outputs[(spec["name"], k)] = paths
             out = os.path.join(work, f"kiln{k}.npy")
-            rk = e2e.run_command([args.kiln, "run", so, "--input", xin, "--output", out])
+            if variant == "aarch64":
+                rk = e2e.run_command(qemu + [so, xin, "-o", out], timeout=300)
+            else:
+                rk = e2e.run_command([args.kiln, "run", so, "--input", xin, "--output", out])
             if rk.returncode != 0:
                 problems.append(f"kiln run: {rk.first_error_line()}")
                 break
