@@ -318,16 +318,18 @@ int getTargetOptions(CompileOptions &options, bool allowBundle) {
       target->getPrecisions(options.targetOptions);
   if (!llvm::is_contained(precisions, precision.getValue())) {
     std::string needs = target->getPrecisionNeeds(precision);
-    return fail(
-        "--precision " + precision + ": target " + options.target + " (cpu " +
-        (options.targetOptions.cpu.empty() ? target->getDefaultCpu()
-                                           : options.targetOptions.cpu) +
-        ")" + " supports " + llvm::join(precisions, ", ") +
-        (needs.empty() ? ""
-                       : "; " + precision + " needs the CPU feature " + needs +
-                             " (--cpu native on a machine that "
-                             "has it, or --features +" +
-                             needs + ")"));
+    std::string message = "--precision " + precision + ": target " +
+                          options.target + " supports " +
+                          llvm::join(precisions, ", ");
+    if (!needs.empty())
+      message +=
+          " with cpu " +
+          (options.targetOptions.cpu.empty() ? target->getDefaultCpu()
+                                             : options.targetOptions.cpu) +
+          "; " + precision + " needs the CPU feature " + needs +
+          " (--cpu native on a machine that has it, or --features +" + needs +
+          ")";
+    return fail(message);
   }
   std::vector<std::string> keys;
   for (const auto &entry : target->getScheduleDefaults(options.targetOptions))

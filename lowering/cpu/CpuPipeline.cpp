@@ -35,9 +35,14 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());
   // Products with packed weights (QDQ models, --precision bf16|fp16) as
   // dot-product register tiles.
-  pm.addNestedPass<func::FuncOp>(
-      createDotKernel({static_cast<unsigned>(options.vectorBits), dot.arch,
-                       dot.int8, dot.bf16, dot.amx}));
+  DotKernelOptions dotOptions;
+  dotOptions.vectorBits = static_cast<unsigned>(options.vectorBits);
+  dotOptions.arch = dot.arch;
+  dotOptions.int8 = dot.int8;
+  dotOptions.int8Signed = dot.int8Signed;
+  dotOptions.bf16 = dot.bf16;
+  dotOptions.amx = dot.amx;
+  pm.addNestedPass<func::FuncOp>(createDotKernel(dotOptions));
   // Products with pruned constant weights, where the sparse kernel wins.
   SparseWeightsOptions sparse;
   sparse.vectorBits = options.vectorBits;

@@ -21,10 +21,11 @@ using CpuScheduleOptions = SelectScheduleOptions;
 /// dot-product instructions the target has for kiln-cpu-dot-kernel.
 struct CpuDotKernels {
   std::string arch = "x86_64"; // or aarch64
-  bool int8 = false; // vpdpbusd (512-bit) or usdot (128-bit), as wide as
-                     // the schedule's vectors
-  bool bf16 = false; // 512-bit vdpbf16ps
-  bool amx = false;  // AMX tiles for both (amx-tile, amx-int8, amx-bf16)
+  bool int8 = false;       // vpdpbusd (512-bit) or usdot (128-bit), as wide as
+                           // the schedule's vectors
+  bool int8Signed = false; // the 8-bit product is s8 x s8 (AArch64 sdot)
+  bool bf16 = false;       // 512-bit vdpbf16ps
+  bool amx = false;        // AMX tiles for both (amx-tile, amx-int8, amx-bf16)
 };
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               const CpuScheduleOptions &options,

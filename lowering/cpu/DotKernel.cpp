@@ -55,6 +55,8 @@ namespace {
 
 using namespace kiln::cpu;
 
+constexpr llvm::StringLiteral kSdot = "llvm.aarch64.neon.sdot.v4i32.v16i8";
+
 /// Rows per register tile for `nv` 16-lane column vectors: MR x NV
 /// accumulators, NV weight vectors and one broadcast within 32 registers.
 int64_t rowsFor(int64_t nv) { return nv >= 4 ? 6 : nv == 3 ? 8 : 12; }
@@ -62,9 +64,9 @@ int64_t rowsFor(int64_t nv) { return nv >= 4 ? 6 : nv == 3 ? 8 : 12; }
 class TileEmitter {
 public:
   TileEmitter(OpBuilder &b, Location loc, const DotShape &s, int64_t lanes,
-              bool zeroInit, std::optional<Epilogue> epilogue)
-      : b(b), loc(loc), s(s), lanes(lanes), zeroInit(zeroInit),
-        epilogue(epilogue) {
+              bool signedRows, bool zeroInit, std::optional<Epilogue> epilogue)
+      : b(b), loc(loc), s(s), lanes(lanes), signedRows(signedRows),
+        zeroInit(zeroInit), epilogue(epilogue) {
     // [M, Kg*g] and [Kg, Np*g]: contiguous rows for the vector loads.
     a = memref::CollapseShapeOp::create(
         b, loc, s.a, SmallVector<ReassociationIndices>{{0}, {1, 2}});
@@ -72,8 +74,53 @@ public:
         b, loc, s.b, SmallVector<ReassociationIndices>{{0}, {1, 2}});
   }
 
-  /// Rows [m0, m0 + mr) by columns [n0, n0 + 16 * nv).
-  void emitTile(Value m0, int64_t mr, Value n0, int64_t nv) {
+  /// With signed rows (sdot: s8 x s8), the rows are read as x - 128 (the
+  /// bytes x ^ 0x80), so each column's sums start from 128 * sum_k W[k, n]:
+  /// these vectors for the columns [n0, n0 + lanes * nv), none otherwise.
+  SmallVector<Value> columnTerms(Value n0, int64_t nv) {
+    if (!signedRows)
+      return {};
+    Type i32 = b.getI32Type(), i8 = b.getI8Type();
+    auto accv = VectorType::get({lanes}, i32);
+    auto bytes = VectorType::get({lanes * 4}, i8);
+    SmallVector<Value> cols, init;
+    for (int64_t v = 0; v < nv; ++v) {
+      cols.push_back(add(n0, lanes * v));
+      init.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(accv, b.getZeroAttr(i32))));
+    }
+    // A row of ones through the same dot product sums the weights.
+    Value ones = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(1)));
+    auto loop = scf::ForOp::create(
+        b, loc, index(0), index(s.kg), index(1), init,
+        [&](OpBuilder &nb, Location nl, Value kg, ValueRange acc) {
+          SmallVector<Value> next;
+          for (int64_t v = 0; v < nv; ++v) {
+            Value col = arith::MulIOp::create(nb, nl, cols[v], index(4));
+            Value wv =
+                vector::LoadOp::create(nb, nl, bytes, w, ValueRange{kg, col});
+            next.push_back(LLVM::CallIntrinsicOp::create(
+                               nb, nl, accv, nb.getStringAttr(kSdot),
+                               ValueRange{acc[v], ones, wv})
+                               .getResult(0));
+          }
+          scf::YieldOp::create(nb, nl, next);
+        });
+    Value shift = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(accv, b.getI32IntegerAttr(7)));
+    SmallVector<Value> terms;
+    for (Value sum : loop.getResults())
+      terms.push_back(arith::ShLIOp::create(b, loc, sum, shift));
+    return terms;
+  }
+
+  /// Rows [m0, m0 + mr) by columns [n0, n0 + lanes * nv); `terms` from
+  /// columnTerms (computed here when not given).
+  void emitTile(Value m0, int64_t mr, Value n0, int64_t nv,
+                std::optional<SmallVector<Value>> terms = std::nullopt) {
+    if (!terms)
+      terms = columnTerms(n0, nv);
     Type accElt = getElementTypeOrSelf(s.c.getType());
     auto accv = VectorType::get({lanes}, accElt);
     SmallVector<Value> rows, cols, init;
@@ -84,12 +131,17 @@ public:
     Value zero = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(accv, b.getZeroAttr(accElt)));
     for (int64_t r = 0; r < mr; ++r)
-      for (int64_t v = 0; v < nv; ++v)
-        init.push_back(
-            zeroInit ? zero
-                     : vector::LoadOp::create(b, loc, accv, s.c,
-                                              ValueRange{rows[r], cols[v]})
-                           .getResult());
+      for (int64_t v = 0; v < nv; ++v) {
+        Value start = zero;
+        if (!zeroInit)
+          start = vector::LoadOp::create(b, loc, accv, s.c,
+                                         ValueRange{rows[r], cols[v]});
+        if (!terms->empty())
+          start = zeroInit ? (*terms)[v]
+                           : arith::AddIOp::create(b, loc, start, (*terms)[v])
+                                 .getResult();
+        init.push_back(start);
+      }
     auto loop = scf::ForOp::create(
         b, loc, index(0), index(s.kg), index(1), init,
         [&](OpBuilder &nb, Location nl, Value kg, ValueRange acc) {
@@ -128,6 +180,7 @@ public:
     }
     StringRef intrinsic = s.kind != DotKind::Int8
                               ? "llvm.x86.avx512bf16.dpbf16ps.512"
+                          : signedRows ? StringRef(kSdot)
                           : lanes == 4 ? "llvm.aarch64.neon.usdot.v4i32.v16i8"
                                        : "llvm.x86.avx512.vpdpbusd.512";
     for (int64_t r = 0; r < (int64_t)rows.size(); ++r) {
@@ -144,6 +197,12 @@ public:
         Value word =
             vector::BitCastOp::create(nb, nl, VectorType::get({1}, i32), group);
         Value scalar = vector::ExtractOp::create(nb, nl, word, 0);
+        if (signedRows) // u8 to s8 (x - 128) in each byte
+          scalar = arith::XOrIOp::create(
+              nb, nl, scalar,
+              arith::ConstantOp::create(
+                  nb, nl,
+                  nb.getI32IntegerAttr(static_cast<int32_t>(0x80808080u))));
         Value splat = vector::BroadcastOp::create(
             nb, nl, VectorType::get({lanes}, i32), scalar);
         av = vector::BitCastOp::create(
@@ -172,10 +231,11 @@ public:
 
   /// Whole MR-row tiles of rows [begin, end) (a multiple of mr apart).
   void emitRows(Value begin, Value end, int64_t mr, Value n0, int64_t nv) {
+    SmallVector<Value> terms = columnTerms(n0, nv);
     auto loop = scf::ForOp::create(b, loc, begin, end, index(mr));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    emitTile(loop.getInductionVar(), mr, n0, nv);
+    emitTile(loop.getInductionVar(), mr, n0, nv, terms);
   }
 
   /// Rows [begin, end) of panels [p0, p1) of nv vectors each, starting at
@@ -199,7 +259,8 @@ private:
   OpBuilder &b;
   Location loc;
   const DotShape &s;
-  int64_t lanes; // 32-bit lanes per vector: columns per vector
+  int64_t lanes;   // 32-bit lanes per vector: columns per vector
+  bool signedRows; // the instruction multiplies s8 by s8 (AArch64 sdot)
   bool zeroInit;
   std::optional<Epilogue> epilogue;
   Value a, w;
@@ -245,8 +306,9 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
       return;
     }
     int64_t lanes = vectorBits / 32;
-    TileEmitter e(rewriter, loc, s, lanes, /*zeroInit=*/fill != nullptr,
-                  epilogue);
+    TileEmitter e(rewriter, loc, s, lanes,
+                  /*signedRows=*/s.kind == DotKind::Int8 && int8Signed,
+                  /*zeroInit=*/fill != nullptr, epilogue);
 
     int64_t nv = std::min<int64_t>(4, s.np / lanes);
     int64_t panels = s.np / (lanes * nv), restNv = (s.np / lanes) % nv;

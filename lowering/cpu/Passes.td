@@ -305,7 +305,8 @@ def DotKernel : Pass<"kiln-cpu-dot-kernel", "mlir::func::FuncOp"> {
       - u8 x s8 -> i32, g = 4 (`int8`): 64-byte weight loads, a 4-byte
         broadcast of each row, `llvm.x86.avx512.vpdpbusd.512` (on AArch64
         with `arch=aarch64 vector-bits=128`: 16-byte loads and
-        `llvm.aarch64.neon.usdot.v4i32.v16i8`, 4 columns per vector);
+        `llvm.aarch64.neon.usdot.v4i32.v16i8`, 4 columns per vector; with
+        `int8-signed`, `sdot` on the rows moved to s8);
       - bf16 x bf16 -> f32, g = 2 (`bf16`): 32-element weight loads, a pair
         broadcast of each row, `llvm.x86.avx512bf16.dpbf16ps.512`;
       - f32 x f16 -> f32, g = 1: 16 f16 weights widened to f32 as they are
@@ -328,6 +329,10 @@ def DotKernel : Pass<"kiln-cpu-dot-kernel", "mlir::func::FuncOp"> {
     Option<"int8", "int8", "bool", "false",
            "The target has the 8-bit dot product (x86 vpdpbusd, AVX-512 "
            "VNNI; AArch64 usdot, i8mm)">,
+    Option<"int8Signed", "int8-signed", "bool", "false",
+           "The 8-bit dot product multiplies s8 by s8 (AArch64 sdot, "
+           "dotprod, without i8mm): rows are read as x - 128 and the sums "
+           "start from 128 * the weight's column sums">,
     Option<"bf16", "bf16", "bool", "false",
            "The target has vdpbf16ps (AVX-512 BF16)">,
     Option<"amx", "amx", "bool", "false",

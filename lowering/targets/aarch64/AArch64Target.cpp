@@ -20,8 +20,11 @@ static CpuTargetDescription describeAArch64() {
   d.baseVectorBits = 128;
   d.vectorRegisters = 32;
   // usdot (FEAT_I8MM): 16 u8 x s8 products into 4 i32 lanes, the form of
-  // the integer products of QDQ models (Neoverse V1/N2, Graviton 3).
-  d.int8DotBitsByFeature = {{"i8mm", 128}};
+  // the integer products of QDQ models (Neoverse V1/N2, Graviton 3); sdot
+  // (FEAT_DotProd, s8 x s8: Neoverse N1, the default) with the rows moved
+  // to s8.
+  d.int8DotBitsByFeature = {{"i8mm", 128}, {"dotprod", 128}};
+  d.int8MixedSignFeature = "i8mm";
   d.libDirs = {"/usr/aarch64-linux-gnu/lib"};
   d.checkedCpuFeatures = {"neon",     "fp-armv8", "crc",     "lse",
                           "fullfp16", "rdm",      "dotprod", "sve",

@@ -122,6 +122,9 @@ void CpuTargetBackend::buildLoweringPipeline(
   dot.arch = llvm::StringRef(desc.triple).split('-').first.str();
   unsigned int8Bits = getInt8DotBits(options);
   dot.int8 = int8Bits && int8Bits == schedule.vectorBits;
+  if (!desc.int8MixedSignFeature.empty())
+    dot.int8Signed =
+        !enabledFeatures(*this, {desc.int8MixedSignFeature}, options)[0];
   dot.bf16 = options.precision == "bf16";
   std::vector<bool> tiles = enabledFeatures(*this, desc.tileFeatures, options);
   dot.amx = !tiles.empty() && llvm::all_of(tiles, [](bool on) { return on; });

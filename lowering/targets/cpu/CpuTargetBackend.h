@@ -39,6 +39,10 @@ struct CpuTargetDescription {
   unsigned baseVectorBits = 0;
   /// The same for the 8-bit dot-product instruction (none: 0).
   std::vector<std::pair<std::string, unsigned>> int8DotBitsByFeature;
+  /// The feature whose instruction multiplies u8 by s8, as the integer
+  /// products are written; without it the instruction found above is
+  /// s8 x s8 and the kernel moves the rows to s8 (empty: always u8 x s8).
+  std::string int8MixedSignFeature;
   /// `--precision` values beyond fp32, each with the CPU feature it needs
   /// (the dot kernel's instructions, kiln-cpu-dot-kernel).
   std::vector<std::pair<std::string, std::string>> precisionsByFeature;

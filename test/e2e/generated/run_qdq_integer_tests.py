@@ -11,8 +11,9 @@ machine's CPU (`--cpu native`); where the CPU has AVX-512 VNNI the contraction m
 as an integer product (the assembly must hold vpdpbusd; a case the fusion must leave in
 float, a grouped convolution, must not); where it also has AMX, every case is compiled a
 second time with AMX tiles, whose assembly must hold tdpbusd instead; and where qemu-user
-and the arm64 sysroot are installed, once more for AArch64 with i8mm (usdot register
-tiles), run under qemu-aarch64. The reference is ONNX Runtime with graph
+and the arm64 sysroot are installed, twice more for AArch64, run under qemu-aarch64: with
+i8mm (usdot register tiles) and for the default CPU (sdot on rows moved to s8, the sums
+started from 128 times the weight's column sums). The reference is ONNX Runtime with graph
 optimisations off (it computes the QDQ nodes as written, in float):
 - quantized outputs may differ by one quantization step (the float sum and the exact
   integer sum round differently near ties) in at most 2 % of the elements, never more;
@@ -53,11 +54,13 @@ def cpu_flags():
 
 # Where the CPU has AMX, each case is compiled twice: AMX tiles (tdpbusd) and, with the
 # tiles turned off, the AVX-512 VNNI register tiles (vpdpbusd). Where qemu-aarch64 and the
-# arm64 sysroot are installed, a third time for AArch64 with i8mm (usdot), run under qemu.
+# arm64 sysroot are installed, twice more for AArch64, run under qemu: with i8mm (usdot)
+# and for the default neoverse-n1 (sdot on rows moved to s8).
 VARIANTS = {"amx": ("tdpbusd", ["--cpu", "native"]),
             "vnni": ("vpdpbusd", ["--cpu", "native",
                                   "--features=-amx-tile,-amx-int8,-amx-bf16"]),
-            "aarch64": ("usdot", ["--target", "aarch64", "--features=+i8mm"])}
+            "aarch64-i8mm": ("usdot", ["--target", "aarch64", "--features=+i8mm"]),
+            "aarch64": ("sdot", ["--target", "aarch64"])}
 SYSROOT = "/usr/aarch64-linux-gnu"
 
 
@@ -260,7 +263,7 @@ def main():
     vnni = "avx512_vnni" in flags
     qemu = aarch64_runner(args.kiln)
     variants = ((["amx"] if "amx_int8" in flags else []) + ["vnni"] +
-                (["aarch64"] if qemu else []))
+                (["aarch64-i8mm", "aarch64"] if qemu else []))
     print(f"this CPU {'has' if vnni else 'lacks'} AVX-512 VNNI: "
           f"{'integer' if vnni else 'float'} products expected; variants "
           f"{', '.join(variants)}")
@@ -285,7 +288,7 @@ def main():
         else:
             with open(asm) as f:
                 integer = marker in f.read()
-            want = (vnni or variant == "aarch64") and spec.get("integer", True)
+            want = (vnni or variant.startswith("aarch64")) and spec.get("integer", True)
             if integer != want:
                 problems.append(f"integer product {'taken' if integer else 'not taken'}")
         worst, differing = 0.0, 0
@@ -305,7 +308,7 @@ def main():
                     break
                 ort_outputs[(spec["name"], k)] = paths
             out = os.path.join(work, f"kiln{k}.npy")
-            if variant == "aarch64":
+            if variant.startswith("aarch64"):
                 rk = e2e.run_command(qemu + [so, xin, "-o", out], timeout=300)
             else:
                 rk = e2e.run_command([args.kiln, "run", so, "--input", xin, "--output", out])

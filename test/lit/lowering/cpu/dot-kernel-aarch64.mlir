@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-dot-kernel{arch=aarch64 vector-bits=128 int8=1}),canonicalize,cse)' -split-input-file | FileCheck %s
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-dot-kernel{arch=aarch64 vector-bits=128}))' -split-input-file | FileCheck %s --check-prefix=NOI8MM
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-dot-kernel{arch=aarch64 vector-bits=128 int8=1 int8-signed=1}),canonicalize,cse)' -split-input-file | FileCheck %s --check-prefix=SDOT
 
 #a = affine_map<(m, n, k, j) -> (m, k, j)>
 #b = affine_map<(m, n, k, j) -> (k, n, j)>
@@ -17,6 +18,18 @@
 //       CHECK:   llvm.call_intrinsic "llvm.aarch64.neon.usdot.v4i32.v16i8"({{.*}}) : (vector<4xi32>, vector<16xi8>, vector<16xi8>) -> vector<4xi32>
 //       CHECK: vector.store {{.*}} : memref<7x32xi32>, vector<4xi32>
 //   CHECK-NOT: linalg.generic
+// With only dotprod (sdot, s8 x s8): each panel first sums its weight
+// columns (a row of ones through sdot) and starts its sums from 128 times
+// that; the rows' bytes move to s8 by x ^ 0x80.
+// SDOT-LABEL: func.func @usdot
+//       SDOT: %[[ONES:.*]] = arith.constant dense<1> : vector<16xi8>
+//       SDOT: scf.for
+//       SDOT:   llvm.call_intrinsic "llvm.aarch64.neon.sdot.v4i32.v16i8"({{.*}}, %[[ONES]], {{.*}})
+//       SDOT: arith.shli {{.*}} : vector<4xi32>
+//       SDOT: scf.for {{.*}} iter_args
+//       SDOT:   arith.xori {{.*}} : i32
+//       SDOT:   llvm.call_intrinsic "llvm.aarch64.neon.sdot.v4i32.v16i8"
+//   SDOT-NOT: usdot
 // NOI8MM-LABEL: func.func @usdot
 //       NOI8MM: linalg.generic
 //   NOI8MM-NOT: llvm.call_intrinsic
