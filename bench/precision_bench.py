@@ -14,7 +14,6 @@ synthetic inputs (Gaussian noise: there are no images here): top-1 agreement and
 relative error. Prints a Markdown table.
 """
 
-import argparse
 import json
 import os
 import statistics
@@ -27,38 +26,21 @@ import quantized_bench as qb  # noqa: E402
 import run_bench as rb  # noqa: E402
 import torchvision_bench as tb  # noqa: E402
 
+sys.path.insert(0, os.path.join(rb.REPO_ROOT, "test", "e2e", "tools"))
+import e2e_common as e2e  # noqa: E402
+
 NO_TILES = ["--features=-amx-tile,-amx-int8,-amx-bf16"]
 
 
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", default="resnet50,mobilenet_v2")
-    ap.add_argument("--threads", default="1")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--eval", type=int, default=200)
-    ap.add_argument("--work-dir", default=None)
-    rb.add_model_tool_args(ap)
-    args = ap.parse_args()
+    args = qb.parse_args(__doc__)
     work = args.work_dir or tempfile.mkdtemp(prefix="kiln-precision-")
     os.makedirs(work, exist_ok=True)
     tools, _ = rb.build_helpers(args, work)
     evals = os.path.join(work, "eval")
     qb.samples(evals, args.eval, 2)
     x_path = os.path.join(evals, "0000.npy")
-    flags = cpu_flags()
+    flags = e2e.cpu_flags()
     variants = [("fp32", [])]
     if "avx512_bf16" in flags:
         variants.append(("bf16", ["--precision", "bf16"]))

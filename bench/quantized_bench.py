@@ -40,8 +40,10 @@ def samples(directory, count, seed):
             np.save(path, rng.standard_normal((1, 3, 224, 224)).astype(np.float32))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(doc):
+    """The options of the benchmarks that compare a kiln variant of the torchvision
+    models with their fp32 library (this one and precision_bench.py)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--models", default="resnet50,mobilenet_v2")
     ap.add_argument("--threads", default="1")
     ap.add_argument("--repeats", type=int, default=3)
@@ -50,7 +52,11 @@ def main():
     ap.add_argument("--eval", type=int, default=200)
     ap.add_argument("--work-dir", default=None)
     rb.add_model_tool_args(ap)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main():
+    args = parse_args(__doc__)
     work = args.work_dir or tempfile.mkdtemp(prefix="kiln-quantized-")
     os.makedirs(work, exist_ok=True)
     tools, _ = rb.build_helpers(args, work)

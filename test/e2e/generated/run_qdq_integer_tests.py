@@ -41,17 +41,6 @@ import e2e_common as e2e  # noqa: E402
 SEED = 1234
 
 
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 # Where the CPU has AMX, each case is compiled twice: AMX tiles (tdpbusd) and, with the
 # tiles turned off, the AVX-512 VNNI register tiles (vpdpbusd). Where qemu-aarch64 and the
 # arm64 sysroot are installed, twice more for AArch64, run under qemu: with i8mm (usdot)
@@ -259,7 +248,7 @@ def main():
     if args.ort_dir:
         args.ort_dir = os.path.abspath(args.ort_dir)
     import onnx
-    flags = cpu_flags()
+    flags = e2e.cpu_flags()
     vnni = "avx512_vnni" in flags
     qemu = aarch64_runner(args.kiln)
     variants = ((["amx"] if "amx_int8" in flags else []) + ["vnni"] +

@@ -36,17 +36,6 @@ import e2e_common as e2e  # noqa: E402
 SEED = 4321
 
 
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 def round_bf16(a):
     """float64 -> the nearest bf16 (via float32, which holds every input exactly), RNE."""
     bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
@@ -305,7 +294,7 @@ def main():
     ap.add_argument("--kiln", default=os.path.join(e2e.REPO_ROOT, "build", "bin", "kiln"))
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
-    flags = cpu_flags()
+    flags = e2e.cpu_flags()
     precisions = [p for p, flag in (("bf16-amx", "amx_bf16"), ("bf16", "avx512_bf16"),
                                     ("fp16", "avx512f")) if flag in flags]
     if not precisions:

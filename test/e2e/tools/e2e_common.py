@@ -177,6 +177,18 @@ def ort_run(model, inputs, output_dir, ort_dir=None, threads=None, extra=(), tim
     return r, outputs
 
 
+def cpu_flags():
+    """The flags of /proc/cpuinfo (avx512_bf16, amx_int8, ...); empty where unreadable."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
 def finish(passed, failed, work_root, keep):
     """Prints `N passed, N failed`, removes `work_root` unless `keep` (then says where it
     is) and returns the exit status: 0 iff something passed and nothing failed."""
