@@ -287,18 +287,20 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
 
   void rewrite(IRRewriter &rewriter, linalg::GenericOp op, const DotShape &s) {
     Location loc = op.getLoc();
-    linalg::FillOp fill = findZeroFill(op, s.c);
-    if (fill)
-      rewriter.eraseOp(fill);
+    bool zeroStart = takeZeroStart(rewriter, op, s.c);
     std::optional<Epilogue> epilogue =
-        fill ? matchEpilogue(op, s) : std::nullopt;
+        zeroStart ? matchEpilogue(op, s) : std::nullopt;
     // Where the epilogue's operands all exist; only views lie in between.
     rewriter.setInsertionPoint(epilogue ? epilogue->op.getOperation()
                                         : op.getOperation());
     bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
     if (amx && vectorBits == 512 && s.kind != DotKind::F16) {
+      // The tiles store the product before the epilogue reads it back and
+      // writes the output: the two must not partly overlap.
+      if (epilogue && !disjointOrSame(epilogue->out, s.c))
+        epilogue = std::nullopt;
       int64_t work = s.m * s.np * s.kg * s.g;
-      emitAmxProduct(rewriter, loc, s, /*zeroInit=*/fill != nullptr, epilogue,
+      emitAmxProduct(rewriter, loc, s, /*zeroInit=*/zeroStart, epilogue,
                      /*threads=*/work >= (1 << 20) && !nested);
       rewriter.eraseOp(op);
       if (epilogue)
@@ -308,7 +310,7 @@ struct DotKernelPass : impl::DotKernelBase<DotKernelPass> {
     int64_t lanes = vectorBits / 32;
     TileEmitter e(rewriter, loc, s, lanes,
                   /*signedRows=*/s.kind == DotKind::Int8 && int8Signed,
-                  /*zeroInit=*/fill != nullptr, epilogue);
+                  /*zeroInit=*/zeroStart, epilogue);
 
     int64_t nv = std::min<int64_t>(4, s.np / lanes);
     int64_t panels = s.np / (lanes * nv), restNv = (s.np / lanes) % nv;

@@ -90,6 +90,17 @@ Extent getExtent(Value v) {
   return {v};
 }
 
+/// True when `a` and `b` ([M, N] each, elements of one width) are known to
+/// be the same bytes: element (m, n) of one lies where it lies in the other.
+bool sameExtent(Value a, Value b) {
+  Extent x = getExtent(a), y = getExtent(b);
+  auto at = cast<MemRefType>(a.getType()), bt = cast<MemRefType>(b.getType());
+  return x.base == y.base && x.begin == y.begin && x.end == y.end &&
+         x.end != std::numeric_limits<int64_t>::max() &&
+         at.getShape() == bt.getShape() && at.getLayout() == bt.getLayout() &&
+         at.getElementTypeBitWidth() == bt.getElementTypeBitWidth();
+}
+
 /// False when the memory plan may have put `a` and `b` in the same bytes.
 bool provablyDisjoint(Value a, Value b) {
   Extent x = getExtent(a), y = getExtent(b);
@@ -146,6 +157,10 @@ std::optional<DotShape> matchDot(linalg::GenericOp op, bool int8, bool bf16) {
   return s;
 }
 
+bool disjointOrSame(Value a, Value b) {
+  return provablyDisjoint(a, b) || sameExtent(a, b);
+}
+
 std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
                                       const DotShape &s) {
   // Views, constants and the like (the arena views of the memory plan) may
@@ -173,10 +188,13 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
   auto epi = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!epi || !epi.hasPureBufferSemantics() || epi.getNumLoops() != 2 ||
       epi.getNumParallelLoops() != 2 || epi.getNumDpsInits() != 1 ||
-      epi.getDpsInputs().empty() || epi.getDpsInputs()[0] != acc ||
+      llvm::count(epi.getDpsInputs(), acc) != 1 ||
       !linalg::hasOnlyScalarElementwiseOp(epi.getRegion()) ||
       epi.payloadUsesValueFromOperand(epi.getDpsInitOperand(0)))
     return std::nullopt;
+  unsigned accIndex = 0;
+  while (epi.getDpsInputs()[accIndex] != acc)
+    ++accIndex;
   auto outTy = dyn_cast<MemRefType>(epi.getDpsInits()[0].getType());
   auto accTy = cast<MemRefType>(acc.getType());
   if (!outTy || !outTy.hasStaticShape() ||
@@ -186,13 +204,24 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
   MLIRContext *ctx = dot.getContext();
   AffineMap rowCol = AffineMap::getMultiDimIdentityMap(2, ctx);
   AffineMap col = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  // Besides the product, per-column parameters and whole [M, N] operands
+  // (a residual added after the product, read at each output element).
+  Value out = epi.getDpsInits()[0];
   for (OpOperand &operand : epi->getOpOperands()) {
     AffineMap map = epi.getMatchingIndexingMap(&operand);
-    bool first = operand.getOperandNumber() == 0 || epi.isDpsInit(&operand);
-    if (map != (first ? rowCol : col))
+    bool own =
+        operand.getOperandNumber() == accIndex || epi.isDpsInit(&operand);
+    if (map != rowCol && (own || map != col))
       return std::nullopt;
     auto t = cast<MemRefType>(operand.get().getType());
-    if (!first && (!t.hasStaticShape() || !t.isLastDimUnitStride()))
+    if (own)
+      continue;
+    if (!t.hasStaticShape() || !t.isLastDimUnitStride() ||
+        (map == rowCol && t.getShape() != outTy.getShape()))
+      return std::nullopt;
+    // A whole operand is read where the output is written: the same bytes
+    // or none of them.
+    if (map == rowCol && !disjointOrSame(operand.get(), out))
       return std::nullopt;
   }
   // The tiles write the output while the product's rows are still being
@@ -200,23 +229,57 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
   // reused the rows' bytes for it.
   if (!provablyDisjoint(epi.getDpsInits()[0], s.a))
     return std::nullopt;
-  // Nothing else may read the product.
-  for (Operation *user : s.c.getUsers())
-    if (user != dot && user != epi && user != acc.getDefiningOp() &&
-        !isa<memref::DeallocOp>(user))
+  // Nothing after the epilogue may read the product: the next op to touch
+  // its buffer (which the memory plan may have given to another tensor)
+  // writes it whole or frees it.
+  for (Operation *later = epi->getNextNode(); later;
+       later = later->getNextNode()) {
+    if (!llvm::is_contained(later->getOperands(), s.c))
+      continue;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(later);
+    bool overwrites = isa<linalg::FillOp, linalg::CopyOp>(later) && dps &&
+                      dps.getDpsInits()[0] == s.c &&
+                      !llvm::is_contained(dps.getDpsInputs(), s.c);
+    if (!overwrites && !isa<memref::DeallocOp>(later))
       return std::nullopt;
-  return Epilogue{epi, outTy.getDimSize(1), epi.getDpsInits()[0]};
+    break;
+  }
+  return Epilogue{epi, outTy.getDimSize(1), out, accIndex};
 }
 
 /// A `linalg.fill` of zero into `c` that is the last op before `op` to touch
 /// `c`, if any.
-linalg::FillOp findZeroFill(Operation *op, Value c) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(cpu::getPreviousUser(op, c));
-  if (!fill || fill.getDpsInits()[0] != c ||
-      !(matchPattern(fill.getInputs()[0], m_Zero()) ||
-        matchPattern(fill.getInputs()[0], m_AnyZeroFloat())))
-    return {};
-  return fill;
+/// A `linalg.fill` of zero into `buffer`.
+static bool isZeroFill(Operation *op, Value buffer) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+  return fill && fill.getDpsInits()[0] == buffer &&
+         (matchPattern(fill.getInputs()[0], m_Zero()) ||
+          matchPattern(fill.getInputs()[0], m_AnyZeroFloat()));
+}
+
+bool takeZeroStart(RewriterBase &rewriter, Operation *op, Value c) {
+  Operation *prev = cpu::getPreviousUser(op, c);
+  if (isZeroFill(prev, c)) {
+    rewriter.eraseOp(prev);
+    return true;
+  }
+  // Products of one shape share one zero-filled tensor (CSE merges their
+  // fills), which bufferization copies into each product's buffer.
+  auto copy = dyn_cast_or_null<linalg::CopyOp>(prev);
+  if (!copy || copy.getOutputs()[0] != c)
+    return false;
+  Value zeros = copy.getInputs()[0];
+  Operation *source = cpu::getPreviousUser(copy, zeros);
+  // Only other copies may read it in between.
+  while (auto other = dyn_cast_or_null<linalg::CopyOp>(source)) {
+    if (other.getInputs()[0] != zeros || other.getOutputs()[0] == zeros)
+      return false;
+    source = cpu::getPreviousUser(other, zeros);
+  }
+  if (!isZeroFill(source, zeros))
+    return false;
+  rewriter.eraseOp(copy);
+  return true;
 }
 
 /// The epilogue's body on each accumulator vector, its result stored to
@@ -238,24 +301,32 @@ void storeEpilogueOnVectors(OpBuilder &b, Location loc,
           ValueRange{arith::SubIOp::create(
               b, loc, arith::ConstantIndexOp::create(b, loc, epilogue.n),
               cols[v])});
-    // Per-column parameters, once per column vector.
-    IRMapping params;
-    for (unsigned i = 1; i < epi.getNumDpsInputs(); ++i) {
-      Value mem = epi.getDpsInputs()[i];
+    auto load = [&](Value mem, ValueRange idx) -> Value {
       Type t = vec(getElementTypeOrSelf(mem.getType()));
-      Value p;
-      if (mask) {
-        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
-        p = vector::MaskedLoadOp::create(b, loc, t, mem, ValueRange{cols[v]},
-                                         mask, zero);
-      } else {
-        p = vector::LoadOp::create(b, loc, t, mem, ValueRange{cols[v]});
-      }
-      params.map(body.getArgument(i), p);
+      if (!mask)
+        return vector::LoadOp::create(b, loc, t, mem, idx);
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+      return vector::MaskedLoadOp::create(b, loc, t, mem, idx, mask, zero);
+    };
+    // Per-column parameters, once per column vector; whole operands per
+    // row below.
+    IRMapping params;
+    SmallVector<unsigned> whole;
+    for (unsigned i = 0; i < epi.getNumDpsInputs(); ++i) {
+      if (i == epilogue.accIndex)
+        continue;
+      if (epi.getIndexingMapsArray()[i].getNumResults() == 2)
+        whole.push_back(i);
+      else
+        params.map(body.getArgument(i),
+                   load(epi.getDpsInputs()[i], ValueRange{cols[v]}));
     }
     for (int64_t r = 0; r < (int64_t)rows.size(); ++r) {
       IRMapping map = params;
-      map.map(body.getArgument(0), acc(r, v));
+      map.map(body.getArgument(epilogue.accIndex), acc(r, v));
+      for (unsigned i : whole)
+        map.map(body.getArgument(i),
+                load(epi.getDpsInputs()[i], ValueRange{rows[r], cols[v]}));
       for (Operation &inner : body.without_terminator()) {
         SmallVector<Value> operands;
         for (Value operand : inner.getOperands()) {

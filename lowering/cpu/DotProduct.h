@@ -37,8 +37,9 @@ std::optional<DotShape> matchDot(mlir::linalg::GenericOp op, bool int8,
 /// the i32 product never goes to memory.
 struct Epilogue {
   mlir::linalg::GenericOp op;
-  int64_t n;       // columns written
-  mlir::Value out; // [M, N] f32 or i8, unit stride along N
+  int64_t n;         // columns written
+  mlir::Value out;   // [M, N] f32 or i8, unit stride along N
+  unsigned accIndex; // the input that is the product
 };
 
 /// The epilogue that reads the product `dot` next and may be applied to
@@ -47,9 +48,17 @@ struct Epilogue {
 std::optional<Epilogue> matchEpilogue(mlir::linalg::GenericOp dot,
                                       const DotShape &s);
 
-/// A `linalg.fill` of zero into `c` that is the last op before `op` to
-/// touch `c`, if any.
-mlir::linalg::FillOp findZeroFill(mlir::Operation *op, mlir::Value c);
+/// True when `a` and `b` ([M, N] buffers) share no bytes, or are the same
+/// bytes element for element (an elementwise op may then read one and write
+/// the other).
+bool disjointOrSame(mlir::Value a, mlir::Value b);
+
+/// True when `c` holds zeros when `op` runs: the last op before it to touch
+/// `c` fills it with zero, or copies a buffer that was filled with zero and
+/// only read since. That fill or copy is erased: the kernel starts its sums
+/// from zero instead.
+bool takeZeroStart(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                   mlir::Value c);
 
 /// The epilogue's body on the accumulator vectors `acc(r, v)` (`lanes`
 /// 32-bit lanes) of rows `rows` and column vectors starting at `cols`, its

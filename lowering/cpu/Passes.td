@@ -311,11 +311,14 @@ def DotKernel : Pass<"kiln-cpu-dot-kernel", "mlir::func::FuncOp"> {
         broadcast of each row, `llvm.x86.avx512bf16.dpbf16ps.512`;
       - f32 x f16 -> f32, g = 1: 16 f16 weights widened to f32 as they are
         loaded, a broadcast row element, `vector.fma`.
-    A `linalg.fill` of zero just before the product is dropped (the tiles
-    start from zero), and the elementwise epilogue that reads the product
-    next (per-column parameters) is applied to the accumulators in
+    A `linalg.fill` of zero just before the product, or a copy of a
+    zero-filled buffer that only copies read (products whose fills CSE
+    merged), is dropped: the tiles start from zero. The elementwise
+    epilogue that reads the product next (per-column parameters, and whole
+    [M, N] operands such as a residual) is applied to the accumulators in
     registers, its result stored directly, unless its output may share
-    bytes with the product's rows. Runs before `kiln-cpu-tile-and-
+    bytes with the product's rows or something reads the product after
+    it. Runs before `kiln-cpu-tile-and-
     vectorize`; needs `vector-bits=512` (AVX-512), or 128 on AArch64 for
     the 8-bit product, and does nothing otherwise; the forms whose
     instruction is off stay linalg.
