@@ -5,6 +5,11 @@
 
 #include <string>
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace {
 
 std::string lastError() { return kiln_last_error(); }
@@ -205,6 +210,32 @@ TEST(ModelDescriptor, ChecksCpuFeatures) {
   EXPECT_NE(lastError().find(std::string("lacks its features ") + missing),
             std::string::npos)
       << lastError();
+}
+
+// A library whose code uses AMX tiles lists amx-tile; loading it asks Linux
+// for the tile state, without which the first tile instruction would raise
+// SIGILL.
+TEST(ModelDescriptor, GrantsTileStateToAmxLibraries) {
+#if defined(__x86_64__) && defined(__linux__) && defined(SYS_arch_prctl)
+  if (kiln_rt_cpu_supports("amx-tile") != 1)
+    GTEST_SKIP() << "this machine has no AMX";
+  static const int64_t dims[] = {4};
+  kiln_tensor_info in = {"a", KILN_DTYPE_FLOAT32, 1, dims};
+  kiln_tensor_info out = {"b", KILN_DTYPE_FLOAT32, 1, dims};
+  kiln_model_desc d = oneInOneOut(&in, &out);
+  d.cpu = "test-cpu";
+  d.cpu_features = "avx512f,amx-tile,amx-bf16";
+  kiln_model *m = nullptr;
+  ASSERT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_OK) << lastError();
+  kiln_model_unload(m);
+  unsigned long long permitted = 0;
+  ASSERT_EQ(syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */,
+                    &permitted),
+            0);
+  EXPECT_TRUE(permitted & (1ull << 18)) << "XTILEDATA not granted";
+#else
+  GTEST_SKIP() << "AMX is x86-64 Linux only";
+#endif
 }
 
 } // namespace
