@@ -229,9 +229,8 @@ TEST(ModelDescriptor, GrantsTileStateToAmxLibraries) {
   ASSERT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_OK) << lastError();
   kiln_model_unload(m);
   unsigned long long permitted = 0;
-  ASSERT_EQ(syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */,
-                    &permitted),
-            0);
+  ASSERT_EQ(
+      syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &permitted), 0);
   EXPECT_TRUE(permitted & (1ull << 18)) << "XTILEDATA not granted";
 #else
   GTEST_SKIP() << "AMX is x86-64 Linux only";
