@@ -16,7 +16,6 @@ relative error. Prints a Markdown table.
 
 import json
 import os
-import statistics
 import sys
 import tempfile
 
@@ -77,12 +76,7 @@ def main():
                     for tag, so in libs.items()]
             jobs.append(("ORT fp32", lambda: rb.ort_job(onnx_path, [x_path], t, args.iters,
                                                          args)))
-            for r in range(args.repeats):
-                for who, job in (jobs if r % 2 == 0 else list(reversed(jobs))):
-                    value, _ = job()
-                    if value is not None:
-                        series[who].append(value)
-            med = {k: statistics.median(v) if v else None for k, v in series.items()}
+            med = qb.interleave(jobs, series, args.repeats)
             rows.append((name, t, med, checks))
             print(f"{name} {t}t: " + ", ".join(f"{k} {v:.2f} ms" for k, v in med.items()
                                               if v is not None), flush=True)

@@ -40,6 +40,17 @@ def samples(directory, count, seed):
             np.save(path, rng.standard_normal((1, 3, 224, 224)).astype(np.float32))
 
 
+def interleave(jobs, series, repeats):
+    """Runs the (name, job) pairs `repeats` times, alternating their order, into
+    `series` (name -> list of ms); returns the medians (None where none ran)."""
+    for r in range(repeats):
+        for who, job in (jobs if r % 2 == 0 else list(reversed(jobs))):
+            value, _ = job()
+            if value is not None:
+                series[who].append(value)
+    return {k: statistics.median(v) if v else None for k, v in series.items()}
+
+
 def parse_args(doc):
     """The options of the benchmarks that compare a kiln variant of the torchvision
     models with their fp32 library (this one and precision_bench.py)."""
@@ -97,12 +108,7 @@ def main():
                     ("kiln int8", lambda: rb.kiln_job(tools, libs["int8"], t, args.iters, args)),
                     ("ORT fp32", lambda: rb.ort_job(fp32, [x_path], t, args.iters, args)),
                     ("ORT int8", lambda: rb.ort_job(qdq, [x_path], t, args.iters, args))]
-            for r in range(args.repeats):
-                for who, job in (jobs if r % 2 == 0 else list(reversed(jobs))):
-                    value, _ = job()
-                    if value is not None:
-                        series[who].append(value)
-            med = {k: statistics.median(v) if v else None for k, v in series.items()}
+            med = interleave(jobs, series, args.repeats)
             rows.append((name, t, med, check))
             print(f"{name} {t}t: " + ", ".join(f"{k} {v:.2f} ms" for k, v in med.items()
                                               if v is not None), flush=True)
