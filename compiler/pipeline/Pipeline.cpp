@@ -242,7 +242,7 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
   if (options.targetOptions.profile)
     graphPm.addPass(createAnnotateProfile());
   if (auto err = runPasses(module, graphPm, "graph optimization",
-                           options.dumpIR, false, options.verbose))
+                           options.dumpIR, options.remarks, options.verbose))
     return std::move(err);
   auto sig = extractModelSignature(entry);
   if (!sig)

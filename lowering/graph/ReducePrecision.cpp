@@ -33,13 +33,24 @@ bool isConstantMatrix(Value v) {
   return d && d->type.getRank() == 2 && d->type.getElementType().isF32();
 }
 
-/// True for the ops ReducedPrecision.cpp lowers.
-bool isReducible(Operation *op) {
+/// Empty for the ops ReducedPrecision.cpp lowers; else why a convolution
+/// or matrix product stays f32; nullopt for other ops.
+std::optional<StringRef> whyNotReducible(Operation *op) {
+  StringRef dynamic = "it has dynamic dims (--input-shape or --specialize "
+                      "give it static ones)";
   if (auto conv = dyn_cast<kernel::Conv2DNhwcOp>(op)) {
     std::optional<ConstantData> w = getConstantData(conv.getFilter());
-    return !conv.isDepthwise() && w && w->type.getElementType().isF32() &&
-           isStaticF32(conv.getInput()) && isStaticF32(conv.getOutput());
+    if (conv.isDepthwise())
+      return StringRef("depthwise convolutions are memory-bound");
+    if (!w || !w->type.getElementType().isF32())
+      return StringRef("its filter is not an f32 constant");
+    if (!isStaticF32(conv.getInput()) || !isStaticF32(conv.getOutput()))
+      return dynamic;
+    return StringRef();
   }
+  // Convolutions that stayed NCHW: the channels-last kernel takes no groups.
+  if (isa<g::ConvOp, g::FusedConvOp>(op))
+    return StringRef("grouped convolutions have no reduced kernel");
   Value a, b;
   if (auto m = dyn_cast<g::MatMulOp>(op)) {
     a = m.getA();
@@ -57,13 +68,18 @@ bool isReducible(Operation *op) {
                   (ct && ct.getRank() == 1 && ct.getDimSize(0) == n &&
                    gemm.getBeta().convertToDouble() == 1.0);
     if (gemm.getTransA() || !biasOk)
-      return false;
+      return StringRef("a Gemm with transA, or a C that is not one value "
+                       "per column");
     a = gemm.getA();
     b = gemm.getB();
   } else {
-    return false;
+    return std::nullopt;
   }
-  return isStaticF32(a) && isConstantMatrix(b) && isStaticF32(op->getResult(0));
+  if (!isConstantMatrix(b))
+    return StringRef("its weight is not a constant f32 matrix");
+  if (!isStaticF32(a) || !isStaticF32(op->getResult(0)))
+    return dynamic;
+  return StringRef();
 }
 
 struct ReducePrecisionPass : impl::ReducePrecisionBase<ReducePrecisionPass> {
@@ -81,9 +97,16 @@ struct ReducePrecisionPass : impl::ReducePrecisionBase<ReducePrecisionPass> {
           << precision << "' (bf16 or fp16)";
       return signalPassFailure();
     }
+    // Remarks (`kiln compile --remarks`) name the contractions that stay f32.
     getOperation().walk([&](Operation *op) {
-      if (isReducible(op))
+      std::optional<StringRef> why = whyNotReducible(op);
+      if (!why)
+        return;
+      if (why->empty())
         op->setAttr(g::kComputeTypeAttr, TypeAttr::get(type));
+      else
+        op->emitRemark() << "stays f32 under --precision " << precision << ": "
+                         << *why;
     });
   }
 };

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-reduce-precision{precision=bf16}))' -split-input-file | FileCheck %s
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-reduce-precision{precision=fp16}))' -split-input-file | FileCheck %s --check-prefix=F16
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-reduce-precision{precision=bf16}))' -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-reduce-precision{precision=int4}))' -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // An ungrouped channels-last conv and a matmul with a constant weight are
@@ -20,6 +21,11 @@
 // F16-LABEL: func.func @marks
 //       F16: kiln_kernel.conv_2d_nhwc {{.*}}kiln.compute_type = f16
 // BAD: unknown precision 'int4' (bf16 or fp16)
+// Remarks name the contractions that stay f32, and why.
+// REMARK-DAG: remark: stays f32 under --precision bf16: depthwise convolutions are memory-bound
+// REMARK-DAG: remark: stays f32 under --precision bf16: its weight is not a constant f32 matrix
+// REMARK-DAG: remark: stays f32 under --precision bf16: it has dynamic dims
+// REMARK-DAG: remark: stays f32 under --precision bf16: a Gemm with transA, or a C that is not one value per column
 func.func @marks(%x: tensor<1x4x4x3xf32>, %a: tensor<16x8xf32>, %d: tensor<?x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<?x8xf32>) {
   %w = kiln_graph.Constant {value = dense<0.5> : tensor<1x1x3x8xf32>} : () -> tensor<1x1x3x8xf32>
   %c = kiln_kernel.conv_2d_nhwc %x, %w : (tensor<1x4x4x3xf32>, tensor<1x1x3x8xf32>) -> tensor<1x4x4x8xf32>
