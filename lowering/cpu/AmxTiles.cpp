@@ -176,25 +176,20 @@ public:
 
   /// Whole 32-row blocks [begin, end) by 32-column panels [p0, p1).
   void emitMain(Value begin, Value end, Value p0, Value p1) {
-    // Per thread: the A tails of a block (zero past them).
+    // Per thread, outside the loops: the A tails of a block.
     SmallVector<Value> aTail = aTails(2);
     auto panels = scf::ForOp::create(b, loc, p0, p1, index(b, 1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(panels.getBody()->getTerminator());
     Value n0 =
         arith::MulIOp::create(b, loc, panels.getInductionVar(), index(b, 32));
-    auto blocks = scf::ForOp::create(b, loc, begin, end, index(b, 32));
-    b.setInsertionPoint(blocks.getBody()->getTerminator());
-    Value m0 = blocks.getInductionVar();
-    emitBlock(a, m0, 2, n0, 2, aTail, s.c, m0);
-    if (epilogue)
-      applyEpilogue(s.c, m0, m0, 32, n0, 2);
+    emitRowBlocks(begin, end, 2, n0, 2, aTail);
   }
 
-  /// Rows [begin, end) (whole 16-row tiles) by the single column tile n0
-  /// or the panels [p0, p1) of two.
-  void emitSingles(Value begin, Value end, int64_t rt, Value n0, int64_t ct) {
-    SmallVector<Value> aTail = aTails(rt);
+  /// Rows [begin, end), blocks of `rt` whole 16-row tiles, by `ct` column
+  /// tiles from n0; `aTail` from aTails(rt), made outside any loop.
+  void emitRowBlocks(Value begin, Value end, int64_t rt, Value n0, int64_t ct,
+                     ArrayRef<Value> aTail) {
     auto blocks = scf::ForOp::create(b, loc, begin, end, index(b, 16 * rt));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(blocks.getBody()->getTerminator());
@@ -235,7 +230,6 @@ public:
   /// Buffers made here and freed at the end of the product.
   SmallVector<Value> heapBuffers;
 
-private:
   /// `n` zero-filled stack buffers for A tails (none without a K tail).
   SmallVector<Value> aTails(int64_t n) {
     SmallVector<Value> bufs;
@@ -245,6 +239,7 @@ private:
     return bufs;
   }
 
+private:
   /// A zero-filled buffer: on the stack (`stack`, small, per thread) or
   /// the heap (freed by the caller through heapBuffers).
   Value zeroBuffer(MemRefType type, bool stack) {
@@ -334,12 +329,15 @@ void emitAmxProduct(RewriterBase &b, Location loc, const DotShape &s,
   // The odd column tile of the whole blocks, then the odd 16-row tile,
   // then the rows past it.
   if (blocks > 0 && colTiles % 2)
-    e.emitSingles(e.index(b, 0), e.index(b, blocks * 32), 2,
-                  e.index(b, panels * 32), 1);
-  if (tiles % 2)
+    e.emitRowBlocks(e.index(b, 0), e.index(b, blocks * 32), 2,
+                    e.index(b, panels * 32), 1, e.aTails(2));
+  if (tiles % 2) {
+    SmallVector<Value> aTail = e.aTails(1);
     for (int64_t t = 0; t < colTiles; t += 2)
-      e.emitSingles(e.index(b, blocks * 32), e.index(b, tiles * 16), 1,
-                    e.index(b, 16 * t), std::min<int64_t>(2, colTiles - t));
+      e.emitRowBlocks(e.index(b, blocks * 32), e.index(b, tiles * 16), 1,
+                      e.index(b, 16 * t), std::min<int64_t>(2, colTiles - t),
+                      aTail);
+  }
   if (s.m % 16)
     e.emitTailRows(tiles * 16, s.m % 16);
   for (Value buf : e.heapBuffers)

@@ -208,10 +208,28 @@ private:
 
 } // namespace
 
+/// True when `op` or an op nested in it has `v` as an operand.
+static bool usesValue(Operation *op, Value v) {
+  return op
+      ->walk([&](Operation *inner) {
+        return llvm::is_contained(inner->getOperands(), v)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 Operation *getPreviousUser(Operation *op, Value buffer) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (llvm::is_contained(prev->getOperands(), buffer))
+    if (usesValue(prev, buffer))
       return prev;
+  return nullptr;
+}
+
+Operation *getNextUser(Operation *op, Value buffer) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (usesValue(next, buffer))
+      return next;
   return nullptr;
 }
 

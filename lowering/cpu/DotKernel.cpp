@@ -7,8 +7,12 @@
 // on buffers, become register tiles of a dot-product instruction:
 //
 //   u8 x s8 -> i32, g = 4    vpdpbusd: each i32 lane adds four products
+//                            (AArch64: usdot, or sdot on rows moved to s8)
 //   bf16 x bf16 -> f32, g = 2  vdpbf16ps: each f32 lane adds two products
 //   f32 x f16 -> f32, g = 1  the f16 weight widened as it is loaded, FMA
+//
+// (16 columns per vector with AVX-512, 4 with NEON; on CPUs with AMX the
+// int8 and bf16 products go to AmxTiles.cpp instead.)
 //
 //   scf.forall (row chunks, column-panel groups)         threads
 //     scf.for panel of NV x 16 columns                  B panel in cache
@@ -22,11 +26,11 @@
 //   then the rows past the last whole tile and a narrower last panel
 //
 // MR x NV accumulators plus NV weight vectors fill most of the 32 zmm
-// registers. A `linalg.fill` of zero right before the product is dropped:
-// the tiles start from zero instead. The elementwise epilogue that follows
-// (scale, bias, activation, requantization) runs on the accumulators and
-// stores its own result, so the product never reaches memory; not where
-// the memory plan may have laid that result over the product's rows.
+// registers. A zero fill of the product's buffer (or a copy of a zero-filled
+// one) is dropped: the tiles start from zero instead. The elementwise
+// epilogue that follows (scale, bias, residual, activation,
+// requantization) runs on the accumulators and stores its own result, so
+// the product never reaches memory (DotProduct.h says when it may).
 // Forms other than these stay linalg.
 //
 //===----------------------------------------------------------------------===//
@@ -35,15 +39,9 @@
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/Transforms.h"
 
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
-
-#include <limits>
 
 using namespace mlir;
 

@@ -65,13 +65,17 @@ bool isDotBody(linalg::GenericOp op, DotKind kind) {
 }
 
 /// The bytes a buffer may occupy: a base (an arena, an allocation, an
-/// argument) and a range in it, the whole base where unknown.
+/// argument) and a range in it, the whole base where unknown. `exact` when
+/// the buffer is that whole range (reached through reshapes only, not
+/// through a subview of it).
 struct Extent {
   Value base;
   int64_t begin = 0, end = std::numeric_limits<int64_t>::max();
+  bool exact = false;
 };
 
 Extent getExtent(Value v) {
+  bool reshapesOnly = true;
   while (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<memref::ViewOp>(def)) {
       auto type = cast<MemRefType>(view.getType());
@@ -80,11 +84,13 @@ Extent getExtent(Value v) {
         return {view.getSource()};
       return {view.getSource(), *offset,
               *offset +
-                  type.getNumElements() * (type.getElementTypeBitWidth() / 8)};
+                  type.getNumElements() * (type.getElementTypeBitWidth() / 8),
+              reshapesOnly};
     }
     auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
     if (!viewLike)
       break;
+    reshapesOnly &= isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def);
     v = viewLike.getViewSource();
   }
   return {v};
@@ -95,9 +101,9 @@ Extent getExtent(Value v) {
 bool sameExtent(Value a, Value b) {
   Extent x = getExtent(a), y = getExtent(b);
   auto at = cast<MemRefType>(a.getType()), bt = cast<MemRefType>(b.getType());
-  return x.base == y.base && x.begin == y.begin && x.end == y.end &&
-         x.end != std::numeric_limits<int64_t>::max() &&
-         at.getShape() == bt.getShape() && at.getLayout() == bt.getLayout() &&
+  return x.exact && y.exact && x.base == y.base && x.begin == y.begin &&
+         x.end == y.end && at.getShape() == bt.getShape() &&
+         at.getLayout() == bt.getLayout() &&
          at.getElementTypeBitWidth() == bt.getElementTypeBitWidth();
 }
 
@@ -232,23 +238,17 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp dot,
   // Nothing after the epilogue may read the product: the next op to touch
   // its buffer (which the memory plan may have given to another tensor)
   // writes it whole or frees it.
-  for (Operation *later = epi->getNextNode(); later;
-       later = later->getNextNode()) {
-    if (!llvm::is_contained(later->getOperands(), s.c))
-      continue;
+  if (Operation *later = cpu::getNextUser(epi, s.c)) {
     auto dps = dyn_cast<DestinationStyleOpInterface>(later);
     bool overwrites = isa<linalg::FillOp, linalg::CopyOp>(later) && dps &&
                       dps.getDpsInits()[0] == s.c &&
                       !llvm::is_contained(dps.getDpsInputs(), s.c);
     if (!overwrites && !isa<memref::DeallocOp>(later))
       return std::nullopt;
-    break;
   }
   return Epilogue{epi, outTy.getDimSize(1), out, accIndex};
 }
 
-/// A `linalg.fill` of zero into `c` that is the last op before `op` to touch
-/// `c`, if any.
 /// A `linalg.fill` of zero into `buffer`.
 static bool isZeroFill(Operation *op, Value buffer) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(op);

@@ -107,10 +107,13 @@ tileContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
 // Depthwise convolutions (DepthwiseConvNhwc.cpp)
 //===----------------------------------------------------------------------===//
 
-/// The op before `op` in its block that last uses `buffer`, if any: on
-/// buffers, what a kernel about to overwrite or accumulate into `buffer`
-/// may absorb (a zero fill, a bias broadcast).
+/// The op before `op` in its block that last uses `buffer` (itself or an op
+/// nested in it), if any: on buffers, what a kernel about to overwrite or
+/// accumulate into `buffer` may absorb (a zero fill, a bias broadcast).
 mlir::Operation *getPreviousUser(mlir::Operation *op, mlir::Value buffer);
+/// The op after `op` in its block that first uses `buffer` (itself or an op
+/// nested in it), if any.
+mlir::Operation *getNextUser(mlir::Operation *op, mlir::Value buffer);
 
 /// Replaces a static f32 channels-last depthwise convolution on buffers by
 /// vector loops along the channels (threads over output rows when the

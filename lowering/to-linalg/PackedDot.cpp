@@ -120,6 +120,33 @@ Value padColumns(OpBuilder &b, Location loc, Value a, int64_t kPadded) {
       zero);
 }
 
+/// The reassociation between rank `rank` ([..., K]) and rows [M, K].
+static SmallVector<ReassociationIndices> rowDims(int64_t rank) {
+  if (rank == 1)
+    return {{0, 1}};
+  return {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
+}
+
+Value toRows(OpBuilder &b, Location loc, Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t rank = t.getRank(), k = t.getDimSize(rank - 1);
+  auto rows = t.clone({t.getNumElements() / k, k});
+  if (rank == 1)
+    return tensor::ExpandShapeOp::create(b, loc, rows, x, rowDims(rank));
+  if (rank > 2)
+    return tensor::CollapseShapeOp::create(b, loc, rows, x, rowDims(rank));
+  return x;
+}
+
+Value fromRows(OpBuilder &b, Location loc, Value y, RankedTensorType type) {
+  int64_t rank = type.getRank();
+  if (rank == 1)
+    return tensor::CollapseShapeOp::create(b, loc, type, y, rowDims(rank));
+  if (rank > 2)
+    return tensor::ExpandShapeOp::create(b, loc, type, y, rowDims(rank));
+  return y;
+}
+
 Value buildConvRows(OpBuilder &b, Location loc, Value x, int64_t kh, int64_t kw,
                     ArrayRef<int64_t> st, ArrayRef<int64_t> dil, int64_t oh,
                     int64_t ow) {

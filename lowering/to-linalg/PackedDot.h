@@ -54,6 +54,13 @@ mlir::Value takeColumns(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
 mlir::Value padColumns(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                        int64_t kPadded);
 
+/// `x` ([..., K], static) as rows [M, K]: leading dims collapsed, a vector
+/// one row.
+mlir::Value toRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// Rows `y` ([M, N]) back to `type` ([..., N]), the inverse of toRows.
+mlir::Value fromRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value y,
+                     mlir::RankedTensorType type);
+
 /// The rows of a channels-last 2-D convolution of the already padded `x`
 /// ([N, H, W, C]): x itself for a 1x1 stride-1 filter, else its im2col
 /// gather with k ordered (kh, kw, c). [N * OH * OW, KH * KW * C].

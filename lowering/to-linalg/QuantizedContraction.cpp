@@ -264,19 +264,11 @@ struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
     int64_t xZero = operands->xZero;
     const ConstantData &wd = operands->weight;
     int64_t k = wd.type.getDimSize(0), n = wd.type.getDimSize(1);
-    int64_t rank = xt.getRank(), m = xt.getNumElements() / k;
     // Rows [M, K]: leading dims collapsed (a vector is one row).
-    Value a = toUnsigned(rewriter, loc, adaptor.getX(), isSigned,
-                         llvm::to_vector(llvm::seq<int64_t>(0, rank)));
-    auto rowsType = RankedTensorType::get({m, k}, xt.getElementType());
-    SmallVector<ReassociationIndices> rows;
-    if (rank == 1) {
-      rows = {{0, 1}};
-      a = tensor::ExpandShapeOp::create(rewriter, loc, rowsType, a, rows);
-    } else if (rank > 2) {
-      rows = {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
-      a = tensor::CollapseShapeOp::create(rewriter, loc, rowsType, a, rows);
-    }
+    Value a = toRows(
+        rewriter, loc,
+        toUnsigned(rewriter, loc, adaptor.getX(), isSigned,
+                   llvm::to_vector(llvm::seq<int64_t>(0, xt.getRank()))));
     QuantizedWeight packed = packWeight(
         rewriter, loc, k, n,
         [&](int64_t kk, int64_t nn) {
@@ -286,13 +278,10 @@ struct QuantizedMatMulLowering : OpConversionPattern<g::QuantizedMatMulOp> {
     a = padColumns(rewriter, loc, a, packed.packed.kPadded);
     Value y = buildProduct(rewriter, loc, a, packed, n,
                            getRequantization(op, adaptor.getB()));
-    auto resultType =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    if (rank == 1)
-      y = tensor::CollapseShapeOp::create(rewriter, loc, resultType, y, rows);
-    else if (rank > 2)
-      y = tensor::ExpandShapeOp::create(rewriter, loc, resultType, y, rows);
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(
+        op, fromRows(rewriter, loc, y,
+                     cast<RankedTensorType>(
+                         getTypeConverter()->convertType(op.getType()))));
     return success();
   }
 };

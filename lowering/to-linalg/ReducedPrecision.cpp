@@ -168,18 +168,7 @@ struct ReducedMatMulLowering : OpConversionPattern<OpT> {
     }
     int64_t k = w->type.getDimSize(transB ? 1 : 0),
             n = w->type.getDimSize(transB ? 0 : 1);
-    int64_t rank = at.getRank(), m = at.getNumElements() / k;
-    SmallVector<ReassociationIndices> rowDims;
-    Value rows = a;
-    auto rowsType = RankedTensorType::get({m, k}, at.getElementType());
-    if (rank == 1) {
-      rowDims = {{0, 1}};
-      rows = tensor::ExpandShapeOp::create(rewriter, loc, rowsType, a, rowDims);
-    } else if (rank > 2) {
-      rowDims = {llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
-      rows =
-          tensor::CollapseShapeOp::create(rewriter, loc, rowsType, a, rowDims);
-    }
+    Value rows = toRows(rewriter, loc, a);
     rows = roundRows(rewriter, loc, rows, ct, {0, 1});
     Value y = buildReducedProduct(
         rewriter, loc, rows, k, n, ct,
@@ -187,11 +176,7 @@ struct ReducedMatMulLowering : OpConversionPattern<OpT> {
           return alpha * w->getDouble(transB ? nn * k + kk : kk * n + nn);
         },
         bias, act, params, "matmul_dot");
-    if (rank == 1)
-      y = tensor::CollapseShapeOp::create(rewriter, loc, yt, y, rowDims);
-    else if (rank > 2)
-      y = tensor::ExpandShapeOp::create(rewriter, loc, yt, y, rowDims);
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, fromRows(rewriter, loc, y, yt));
     return success();
   }
 };
