@@ -616,6 +616,13 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       auto generic = dyn_cast<linalg::GenericOp>(op);
       if (!generic || !linalg::isaContractionOpInterface(generic))
         return {};
+      // Packed products of two element types (f32 rows by f16 weights) keep
+      // their form, unit pair dim included: the dot kernel takes them as
+      // they are, and a named matmul cannot mix the operand types.
+      if (generic.getNumDpsInputs() == 2 &&
+          getElementTypeOrSelf(generic.getDpsInputs()[0]) !=
+              getElementTypeOrSelf(generic.getDpsInputs()[1]))
+        return {};
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(generic);
       if (failed(dims))

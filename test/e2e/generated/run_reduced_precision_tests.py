@@ -177,8 +177,8 @@ def make_model(rng, spec):
                   helper.make_node("MatMul", ["q", "kt"], ["y0"])]
         y = "y0"
     elif kind == "net":
-        # conv stem (3 channels), two 3x3 convs with a residual Add, a depthwise conv
-        # (fp32), pooling and a classifier Gemm: layouts cancel between layers.
+        # conv stem (3 channels), two 3x3 convs with a residual Add, a depthwise and
+        # a grouped conv (fp32), pooling and a classifier Gemm: layouts cancel between layers.
         c = spec["c"]
         nodes += [
             helper.make_node("Conv", ["x", weight("w0", (c, 3, 3, 3), 27), bias("b0", c)],
@@ -193,7 +193,10 @@ def make_model(rng, spec):
             helper.make_node("Relu", ["s"], ["r2"]),
             helper.make_node("Conv", ["r2", weight("w3", (c, 1, 3, 3), 9), bias("b3", c)],
                              ["c3"], group=c, pads=[1, 1, 1, 1]),
-            helper.make_node("GlobalAveragePool", ["c3"], ["p"]),
+            # A grouped conv stays fp32 beside the reduced ones (RegNet, ResNeXt).
+            helper.make_node("Conv", ["c3", weight("w4", (c, 8, 3, 3), 72)], ["c4"],
+                             group=c // 8, pads=[1, 1, 1, 1]),
+            helper.make_node("GlobalAveragePool", ["c4"], ["p"]),
             helper.make_node("Flatten", ["p"], ["fl"]),
             helper.make_node("Gemm", ["fl", weight("wf", (10, c), c), bias("bf", 10)],
                              ["y0"], transB=1)]
