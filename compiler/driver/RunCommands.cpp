@@ -342,6 +342,9 @@ static int runInspect() {
               ", lower bound %" PRIu64 " bytes of buffers live at once)\n",
               kiln_model_arena_bytes(raw), kiln_model_arena_alignment(raw),
               desc->arena_lower_bound);
+  if (desc->arena_bytes_for)
+    std::printf("  arena grows with the symbolic dims: buffers sized by them "
+                "are planned too (kiln_model_arena_bytes_for)\n");
   for (int64_t i = 0; i < kiln_model_num_inputs(raw); ++i) {
     const kiln_tensor_info *t = kiln_model_input(raw, i);
     std::printf("  input %" PRId64 ": %s %s %s\n", i, t->name,

@@ -339,6 +339,11 @@ lowerSpecialization(ModuleOp module, const CompileOptions &options,
   llvm::Function *variantEntry = llvmModule->getFunction(kEntryFunctionName);
   variantEntry->setName(entryName);
   variantEntry->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  if (llvm::Function *arenaFn = llvmModule->getFunction(kArenaBytesFunction)) {
+    arenaFn->setName(entryName + "_arena_bytes");
+    arenaFn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    variant.arenaBytesFunction = arenaFn->getName().str();
+  }
   variant.entry = entryName.str();
   variant.sig = std::move(*sig);
   if (auto bytes = module->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
@@ -419,6 +424,8 @@ llvm::Error compileModelLibrary(ModuleOp module, const CompileOptions &options,
     info.entryTakesArena = true;
     info.arenaBytes = bytes.getInt();
   }
+  if (llvmModule->getFunction(kArenaBytesFunction))
+    info.arenaBytesFunction = kArenaBytesFunction;
   if (auto bound = module->getAttrOfType<IntegerAttr>(kArenaLowerBoundAttr))
     info.arenaLowerBound = bound.getInt();
   if (!options.specializations.empty()) {

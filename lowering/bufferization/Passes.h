@@ -27,6 +27,9 @@ void addEntryBufferization(mlir::OpPassManager &pm);
 /// Module attributes written by kiln-plan-memory.
 inline constexpr const char *kArenaBytesAttr = "kiln.arena_bytes";
 inline constexpr const char *kArenaLowerBoundAttr = "kiln.arena_lower_bound";
+/// With symbolic sizes, the function (the entry's arguments without the
+/// arena -> index) that computes the arena bytes a run needs.
+inline constexpr const char *kArenaBytesFunction = "kiln_entry_arena_bytes";
 } // namespace kiln
 
 #endif // KILN_LOWERING_BUFFERIZATION_PASSES_H

@@ -18,12 +18,21 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `kiln.arena_bytes` and `kiln.arena_lower_bound`. A static alloc directly
     in the body of a top-level `scf.forall` (a per-iteration scratch buffer)
     gets one slot per iteration, indexed by the linearized induction
-    variables, so concurrent iterations never share memory. Dynamically
-    shaped buffers are left to the allocator.
+    variables, so concurrent iterations never share memory.
+
+    With `symbolic-sizes`, a dynamically shaped top-level alloc whose extents
+    are computed from the dims of the entry's arguments alone (pure ops, no
+    loaded data) is placed too, above the static buffers: its size and
+    offset are computed on entry, and a new function `kiln_entry_arena_bytes`
+    (the entry's arguments without the arena -> index) computes the arena
+    size a run needs. Other dynamic buffers (data-dependent extents, loop
+    scratch, run-time outputs) are left to the allocator.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
-           "Byte alignment of every buffer in the arena">
+           "Byte alignment of every buffer in the arena">,
+    Option<"symbolicSizes", "symbolic-sizes", "bool", "false",
+           "Also place buffers whose sizes are computed from argument dims">
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];

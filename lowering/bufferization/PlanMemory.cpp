@@ -1,6 +1,7 @@
 //===- PlanMemory.cpp - Static arena placement of intermediate buffers ----===//
 
 #include "lowering/bufferization/Passes.h"
+#include "lowering/bufferization/SymbolicSizes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,7 +25,64 @@ struct Buffer {
   int64_t slotBytes = 0;
   int64_t start = 0, end = 0; // top-level op indices, inclusive
   int64_t offset = -1;
+  // Dynamically shaped buffers: `bytes` and `offset` above are those of a
+  // representative size (every dynamic argument dim kRepresentativeExtent),
+  // which orders them; the real ones are computed on entry.
+  Value dynamicBytes, dynamicOffset;
 };
+
+constexpr int64_t kRepresentativeExtent = 64;
+
+/// Best fit, largest first: places each buffer at the lowest aligned offset
+/// at or above `base` that does not collide with a placed buffer alive at
+/// the same time. Returns the end of the highest one.
+static int64_t placeBestFit(std::vector<Buffer> &buffers, int64_t base,
+                            int64_t alignment) {
+  std::vector<Buffer *> order;
+  for (Buffer &b : buffers)
+    order.push_back(&b);
+  llvm::stable_sort(order,
+                    [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
+  int64_t arena = base;
+  std::vector<Buffer *> placed;
+  for (Buffer *b : order) {
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (Buffer *p : placed)
+      if (p->start <= b->end && b->start <= p->end)
+        busy.push_back({p->offset, p->offset + p->bytes});
+    llvm::sort(busy);
+    int64_t offset = base;
+    for (auto [lo, hi] : busy) {
+      if (offset + b->bytes <= lo)
+        break;
+      offset = std::max<int64_t>(offset, llvm::alignTo(hi, alignment));
+    }
+    b->offset = offset;
+    arena = std::max(arena, offset + b->bytes);
+    placed.push_back(b);
+  }
+  return arena;
+}
+
+/// Whether `root` or a view of it reaches a `func.return` (a run-time output
+/// the caller frees).
+static bool escapes(Value root) {
+  SmallVector<Value> worklist{root};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      if (isa<func::ReturnOp>(user))
+        return true;
+      for (Value r : user->getResults())
+        if (isa<BaseMemRefType>(r.getType()))
+          worklist.push_back(r);
+    }
+  }
+  return false;
+}
 
 /// Index of the last top-level op in `block` that uses `root` or a memref
 /// derived from it (views, casts, reshapes).
@@ -86,6 +144,78 @@ static Value linearIndex(OpBuilder &b, Location loc, scf::ForallOp forall) {
 struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
 
+  /// Places the dynamically shaped buffers above the static ones. Their
+  /// sizes are computed on entry; a plan at representative sizes orders
+  /// them, and on entry each one starts above the end of every buffer it
+  /// lives beside that the representative plan put below it. That holds for
+  /// any sizes (the order is total among buffers alive together) and equals
+  /// the representative plan at its sizes. The arena's size becomes a
+  /// function of the entry's arguments, `kArenaBytesFunction`.
+  void planDynamicBuffers(ModuleOp module, func::FuncOp fn,
+                          std::vector<Buffer> &dynamic, int64_t staticArena) {
+    Block &block = fn.getBody().front();
+    Operation *firstOld = &block.front();
+    OpBuilder b = OpBuilder::atBlockBegin(&block);
+    Location loc = fn.getLoc();
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    IRMapping map;
+    for (Buffer &d : dynamic) {
+      MemRefType type = d.alloc.getType();
+      int64_t bits = type.getElementTypeBitWidth();
+      int64_t bytes = (std::max<int64_t>(bits, 8) + 7) / 8;
+      for (int64_t extent : type.getShape())
+        if (!ShapedType::isDynamic(extent))
+          bytes *= extent;
+      Value size = index(bytes);
+      for (Value extent : d.alloc.getDynamicSizes())
+        size = arith::MulIOp::create(b, loc, size,
+                                     cloneComputation(b, extent, map));
+      std::optional<int64_t> rep =
+          evaluateWithExtent(size, kRepresentativeExtent);
+      d.bytes = rep && *rep >= 0 ? llvm::alignTo(*rep, alignment) : 1 << 20;
+      d.dynamicBytes = arith::AndIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, size, index(alignment - 1)),
+          index(-alignment));
+    }
+    placeBestFit(dynamic, staticArena, alignment);
+    SmallVector<Buffer *> order;
+    for (Buffer &d : dynamic)
+      order.push_back(&d);
+    llvm::stable_sort(
+        order, [](Buffer *x, Buffer *y) { return x->offset < y->offset; });
+    Value total = index(staticArena);
+    for (auto [k, d] : llvm::enumerate(order)) {
+      Value offset = index(staticArena);
+      for (Buffer *p : ArrayRef(order).take_front(k))
+        if (p->start <= d->end && d->start <= p->end)
+          offset = arith::MaxUIOp::create(
+              b, loc, offset,
+              arith::AddIOp::create(b, loc, p->dynamicOffset, p->dynamicBytes));
+      d->dynamicOffset = offset;
+      total = arith::MaxUIOp::create(
+          b, loc, total,
+          arith::AddIOp::create(b, loc, offset, d->dynamicBytes));
+    }
+
+    // The same computation as a function of the entry's arguments, which
+    // the runtime calls before a run to size the arena.
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto sizeFn = func::FuncOp::create(mb, loc, kArenaBytesFunction,
+                                       FunctionType::get(&getContext(),
+                                                         fn.getArgumentTypes(),
+                                                         {b.getIndexType()}));
+    Block *body = sizeFn.addEntryBlock();
+    IRMapping args;
+    args.map(fn.getArguments(), body->getArguments());
+    OpBuilder fb = OpBuilder::atBlockBegin(body);
+    for (Operation &op :
+         llvm::make_range(block.begin(), firstOld->getIterator()))
+      fb.clone(op, args);
+    func::ReturnOp::create(fb, loc, args.lookup(total));
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fn = module.lookupSymbol<func::FuncOp>("kiln_entry");
@@ -96,15 +226,31 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
     for (auto [i, op] : llvm::enumerate(block))
       index[&op] = i;
 
-    std::vector<Buffer> buffers;
+    std::vector<Buffer> buffers, dynamicBuffers;
+    DenseMap<Value, bool> computable;
     fn.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      if (!type.getLayout().isIdentity() ||
           !type.getElementType().isIntOrFloat())
         return;
       Operation *top = block.findAncestorOpInBlock(*alloc);
       if (!top)
         return;
+      if (!type.hasStaticShape()) {
+        if (symbolicSizes && top == alloc.getOperation() &&
+            llvm::all_of(alloc.getDynamicSizes(),
+                         [&](Value v) {
+                           return isComputableOnEntry(v, fn, computable);
+                         }) &&
+            !escapes(alloc)) {
+          Buffer b;
+          b.alloc = alloc;
+          b.start = index[top];
+          b.end = std::max(b.start, lastUse(alloc, block, index));
+          dynamicBuffers.push_back(b);
+        }
+        return;
+      }
       int64_t trips = 1;
       if (top != alloc.getOperation()) {
         auto forall = dyn_cast<scf::ForallOp>(alloc->getParentOp());
@@ -125,32 +271,7 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       buffers.push_back(b);
     });
 
-    // Best fit, largest first: place each buffer at the lowest aligned
-    // offset that does not collide with a placed buffer alive at the same
-    // time.
-    std::vector<Buffer *> order;
-    for (Buffer &b : buffers)
-      order.push_back(&b);
-    llvm::stable_sort(order,
-                      [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
-    int64_t arena = 0;
-    std::vector<Buffer *> placed;
-    for (Buffer *b : order) {
-      SmallVector<std::pair<int64_t, int64_t>> busy;
-      for (Buffer *p : placed)
-        if (p->start <= b->end && b->start <= p->end)
-          busy.push_back({p->offset, p->offset + p->bytes});
-      llvm::sort(busy);
-      int64_t offset = 0;
-      for (auto [lo, hi] : busy) {
-        if (offset + b->bytes <= lo)
-          break;
-        offset = std::max<int64_t>(offset, llvm::alignTo(hi, alignment));
-      }
-      b->offset = offset;
-      arena = std::max(arena, offset + b->bytes);
-      placed.push_back(b);
-    }
+    int64_t arena = placeBestFit(buffers, 0, alignment);
     // The lower bound: the most bytes alive at any one op.
     int64_t lowerBound = 0;
     for (int64_t t = 0, n = block.getOperations().size(); t < n; ++t) {
@@ -164,6 +285,8 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
 
     MLIRContext *ctx = &getContext();
     OpBuilder builder(ctx);
+    if (!dynamicBuffers.empty())
+      planDynamicBuffers(module, fn, dynamicBuffers, arena);
     module->setAttr(kArenaBytesAttr, builder.getI64IntegerAttr(arena));
     module->setAttr(kArenaLowerBoundAttr,
                     builder.getI64IntegerAttr(lowerBound));
@@ -179,10 +302,14 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
             fn.getLoc())))
       return signalPassFailure();
     Value arenaArg = fn.getArgument(argIndex);
+    buffers.insert(buffers.end(), dynamicBuffers.begin(), dynamicBuffers.end());
     for (Buffer &b : buffers) {
       builder.setInsertionPoint(b.alloc);
       Location loc = b.alloc.getLoc();
-      Value offset = arith::ConstantIndexOp::create(builder, loc, b.offset);
+      Value offset =
+          b.dynamicOffset
+              ? b.dynamicOffset
+              : arith::ConstantIndexOp::create(builder, loc, b.offset);
       if (b.slotBytes) {
         auto forall = cast<scf::ForallOp>(b.alloc->getParentOp());
         Value slot = linearIndex(builder, loc, forall);
@@ -192,8 +319,9 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
             builder, loc, offset,
             arith::MulIOp::create(builder, loc, slot, slotBytes));
       }
-      Value view = memref::ViewOp::create(builder, loc, b.alloc.getType(),
-                                          arenaArg, offset, ValueRange{});
+      Value view =
+          memref::ViewOp::create(builder, loc, b.alloc.getType(), arenaArg,
+                                 offset, b.alloc.getDynamicSizes());
       // Buffers in the arena are never freed individually.
       for (Operation *user : llvm::make_early_inc_range(b.alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))

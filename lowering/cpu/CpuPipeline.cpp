@@ -29,7 +29,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // Bufferize (outputs are already caller buffers), then free intermediates.
   addEntryBufferization(pm);
-  pm.addPass(createPlanMemory());
+  PlanMemoryOptions plan;
+  plan.symbolicSizes = true;
+  pm.addPass(createPlanMemory(plan));
   addPipelineText(pm, "buffer-deallocation-pipeline,"
                       "convert-bufferization-to-memref");
   pm.addNestedPass<func::FuncOp>(createCopyToLinalg());

@@ -31,8 +31,63 @@ static Constant *makeI64Array(Module &m, ArrayRef<int64_t> values,
   return gv;
 }
 
-/// Builds `i32 run(ptr buffers, ptr dims, ptr arena)`: for each tensor it
-/// passes (allocated, aligned, offset 0, sizes, row-major strides).
+/// Appends one memref descriptor: (ptr, ptr, offset 0, sizes, row-major
+/// strides).
+static void appendMemref(IRBuilder<> &b, Value *ptr, ArrayRef<Value *> sizes,
+                         SmallVectorImpl<Value *> &args) {
+  args.push_back(ptr);
+  args.push_back(ptr);
+  args.push_back(b.getInt64(0));
+  SmallVector<Value *> strides(sizes.size());
+  Value *stride = b.getInt64(1);
+  for (int64_t i = (int64_t)sizes.size() - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride = b.CreateMul(stride, sizes[i]);
+  }
+  args.append(sizes.begin(), sizes.end());
+  args.append(strides.begin(), strides.end());
+}
+
+/// Appends the memref descriptors (allocated, aligned, offset 0, sizes,
+/// row-major strides) the entry takes for `sig`'s inputs and caller-sized
+/// outputs, read from the run's `buffers` (null data when `buffers` is null)
+/// and `dims` tables.
+static void appendEntryArguments(IRBuilder<> &b, const ModelSignature &sig,
+                                 Value *buffers, Value *dims,
+                                 SmallVectorImpl<Value *> &args) {
+  auto *ptrTy = PointerType::get(b.getContext(), 0);
+  auto *i64 = b.getInt64Ty();
+  int64_t dimOffset = 0, index = 0;
+  auto addTensor = [&](const TensorSignature &t) {
+    Value *data = ConstantPointerNull::get(ptrTy);
+    if (buffers)
+      data = b.CreateLoad(ptrTy, b.CreateConstGEP1_64(ptrTy, buffers, index));
+    ++index;
+    SmallVector<Value *> sizes;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d] >= 0) {
+        sizes.push_back(ConstantInt::get(i64, t.dims[d]));
+      } else {
+        Value *p = b.CreateConstGEP1_64(i64, dims, dimOffset + d);
+        sizes.push_back(b.CreateLoad(i64, p));
+      }
+    }
+    dimOffset += t.dims.size();
+    appendMemref(b, data, sizes, args);
+  };
+  for (const TensorSignature &t : sig.inputs)
+    addTensor(t);
+  for (const TensorSignature &t : sig.outputs) {
+    if (!t.sizedAtRunTime) {
+      addTensor(t);
+      continue;
+    }
+    ++index;
+    dimOffset += t.dims.size();
+  }
+}
+
+/// Builds `i32 run(ptr buffers, ptr dims, ptr arena)` around `entry`.
 static Function *buildRunWrapper(Module &m, Function *entry,
                                  const ModelSignature &sig, bool takesArena,
                                  uint64_t arenaBytes, StringRef name) {
@@ -46,49 +101,14 @@ static Function *buildRunWrapper(Module &m, Function *entry,
   Value *buffers = run->getArg(0), *dims = run->getArg(1);
 
   SmallVector<Value *> args;
-  int64_t dimOffset = 0, index = 0;
-  auto addMemref = [&](Value *ptr, ArrayRef<Value *> sizes) {
-    args.push_back(ptr);
-    args.push_back(ptr);
-    args.push_back(ConstantInt::get(i64, 0));
-    SmallVector<Value *> strides(sizes.size());
-    Value *stride = ConstantInt::get(i64, 1);
-    for (int64_t i = (int64_t)sizes.size() - 1; i >= 0; --i) {
-      strides[i] = stride;
-      stride = b.CreateMul(stride, sizes[i]);
-    }
-    args.append(sizes.begin(), sizes.end());
-    args.append(strides.begin(), strides.end());
-  };
-  auto addTensor = [&](const TensorSignature &t) {
-    Value *slot = b.CreateConstGEP1_64(ptrTy, buffers, index++);
-    Value *data = b.CreateLoad(ptrTy, slot);
-    SmallVector<Value *> sizes;
-    for (size_t d = 0; d < t.dims.size(); ++d) {
-      if (t.dims[d] >= 0) {
-        sizes.push_back(ConstantInt::get(i64, t.dims[d]));
-      } else {
-        Value *p = b.CreateConstGEP1_64(i64, dims, dimOffset + d);
-        sizes.push_back(b.CreateLoad(i64, p));
-      }
-    }
-    dimOffset += t.dims.size();
-    addMemref(data, sizes);
-  };
+  appendEntryArguments(b, sig, buffers, dims, args);
+  int64_t outputDims = 0;
   for (const TensorSignature &t : sig.inputs)
-    addTensor(t);
-  int64_t outputDims = dimOffset;
-  for (const TensorSignature &t : sig.outputs) {
-    if (!t.sizedAtRunTime) {
-      addTensor(t);
-      continue;
-    }
-    ++index;
-    dimOffset += t.dims.size();
-  }
+    outputDims += t.dims.size();
   if (takesArena)
-    addMemref(run->getArg(2),
-              {ConstantInt::get(i64, std::max<uint64_t>(arenaBytes, 1))});
+    appendMemref(b, run->getArg(2),
+                 {ConstantInt::get(i64, std::max<uint64_t>(arenaBytes, 1))},
+                 args);
   Value *results = b.CreateCall(entry, args);
 
   // Outputs sized at run time come back as memref descriptors (allocated,
@@ -98,7 +118,7 @@ static Function *buildRunWrapper(Module &m, Function *entry,
   int64_t numRunTime = llvm::count_if(
       sig.outputs, [](const TensorSignature &t) { return t.sizedAtRunTime; });
   int64_t first = sig.inputs.size(), j = 0;
-  dimOffset = outputDims;
+  int64_t dimOffset = outputDims;
   for (auto [i, t] : llvm::enumerate(sig.outputs)) {
     if (!t.sizedAtRunTime) {
       dimOffset += t.dims.size();
@@ -147,6 +167,68 @@ static Expected<Function *> findEntry(Module &m, StringRef name,
   return entry;
 }
 
+/// Whether the run's input dims (`dims`) equal the static dims `variant`
+/// gives the inputs that are symbolic in `sig`.
+static Value *matchesVariant(IRBuilder<> &b, const ModelSignature &sig,
+                             const ModelSignature &variant, Value *dims) {
+  auto *i64 = b.getInt64Ty();
+  Value *match = b.getTrue();
+  int64_t offset = 0;
+  for (auto [in, vin] : llvm::zip(sig.inputs, variant.inputs)) {
+    for (auto [d, extent] : llvm::enumerate(vin.dims))
+      if (in.dims[d] < 0 && extent >= 0) {
+        Value *dim =
+            b.CreateLoad(i64, b.CreateConstGEP1_64(i64, dims, offset + d));
+        match = b.CreateAnd(match,
+                            b.CreateICmpEQ(dim, ConstantInt::get(i64, extent)));
+      }
+    offset += in.dims.size();
+  }
+  return match;
+}
+
+/// `i64 arena_bytes_for(ptr dims)`: the most arena bytes the run with these
+/// dims needs, from the memory plans over symbolic sizes (the generic
+/// entry's, and a matching variant's); null when every plan is static.
+static Function *buildArenaBytesFor(Module &m, const ModelSignature &sig,
+                                    const ModelLibraryInfo &info) {
+  Function *generic = info.arenaBytesFunction.empty()
+                          ? nullptr
+                          : m.getFunction(info.arenaBytesFunction);
+  bool anyVariant = llvm::any_of(info.variants, [](const ModelVariant &v) {
+    return !v.arenaBytesFunction.empty();
+  });
+  if (!generic && !anyVariant)
+    return nullptr;
+  LLVMContext &ctx = m.getContext();
+  auto *ptrTy = PointerType::get(ctx, 0);
+  auto *i64 = Type::getInt64Ty(ctx);
+  Function *fn =
+      Function::Create(FunctionType::get(i64, {ptrTy}, false),
+                       GlobalValue::InternalLinkage, "kiln_arena_bytes_for", m);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
+  Value *dims = fn->getArg(0);
+  Value *bytes = b.getInt64(info.arenaBytes);
+  if (generic) {
+    SmallVector<Value *> args;
+    appendEntryArguments(b, sig, nullptr, dims, args);
+    Value *need = b.CreateCall(generic, args);
+    bytes = b.CreateSelect(b.CreateICmpUGT(need, bytes), need, bytes);
+  }
+  for (const ModelVariant &v : info.variants) {
+    if (v.arenaBytesFunction.empty())
+      continue;
+    SmallVector<Value *> args;
+    appendEntryArguments(b, v.sig, nullptr, dims, args);
+    Value *need = b.CreateCall(m.getFunction(v.arenaBytesFunction), args);
+    Value *more = b.CreateAnd(matchesVariant(b, sig, v.sig, dims),
+                              b.CreateICmpUGT(need, bytes));
+    bytes = b.CreateSelect(more, need, bytes);
+  }
+  b.CreateRet(bytes);
+  return fn;
+}
+
 /// `i32 kiln_run(buffers, dims, arena)` calling the first variant whose
 /// static input dims equal the run's, else `generic`.
 static Function *
@@ -158,20 +240,8 @@ buildDispatch(Module &m, const ModelSignature &sig,
                                    GlobalValue::InternalLinkage, "kiln_run", m);
   SmallVector<Value *> args(llvm::make_pointer_range(run->args()));
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", run));
-  auto *i64 = Type::getInt64Ty(ctx);
   for (auto [wrapper, vsig] : variants) {
-    Value *match = b.getTrue();
-    int64_t offset = 0;
-    for (auto [in, vin] : llvm::zip(sig.inputs, vsig->inputs)) {
-      for (auto [d, extent] : llvm::enumerate(vin.dims))
-        if (in.dims[d] < 0 && extent >= 0) {
-          Value *dim = b.CreateLoad(
-              i64, b.CreateConstGEP1_64(i64, run->getArg(1), offset + d));
-          match = b.CreateAnd(
-              match, b.CreateICmpEQ(dim, ConstantInt::get(i64, extent)));
-        }
-      offset += in.dims.size();
-    }
+    Value *match = matchesVariant(b, sig, *vsig, run->getArg(1));
     BasicBlock *take = BasicBlock::Create(ctx, "specialized", run);
     BasicBlock *next = BasicBlock::Create(ctx, "next", run);
     b.CreateCondBr(match, take, next);
@@ -293,10 +363,13 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
     }
   }
 
+  Constant *arenaBytesFor = ConstantPointerNull::get(ptrTy);
+  if (Function *fn = buildArenaBytesFor(m, sig, info))
+    arenaBytesFor = fn;
   auto *descTy = StructType::create(
-      ctx, {i32,   i32,   ptrTy, ptrTy, ptrTy, i64,   i64, ptrTy, i64,
-            ptrTy, i64,   ptrTy, i64,   i64,   ptrTy, i64, ptrTy, ptrTy,
-            i64,   ptrTy, ptrTy, i64,   ptrTy, ptrTy, i64, ptrTy, ptrTy},
+      ctx, {i32,   i32,   ptrTy, ptrTy, ptrTy, i64,   i64,   ptrTy, i64, ptrTy,
+            i64,   ptrTy, i64,   i64,   ptrTy, i64,   ptrTy, ptrTy, i64, ptrTy,
+            ptrTy, i64,   ptrTy, ptrTy, i64,   ptrTy, ptrTy, ptrTy},
       "kiln_model_desc");
   Constant *desc = ConstantStruct::get(
       descTy, {ConstantInt::get(i32, KILN_MODEL_ABI_VERSION),
@@ -325,7 +398,8 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
                device,
                ConstantInt::get(i64, info.deviceCalls.size()),
                callNames,
-               calls});
+               calls,
+               arenaBytesFor});
   auto *descVar = new GlobalVariable(
       m, descTy, true, GlobalValue::PrivateLinkage, desc, "kiln.model_desc");
 

@@ -39,6 +39,9 @@ struct ModelVariant {
   std::string entry;
   ModelSignature sig;
   bool entryTakesArena = false;
+  /// The function computing its arena bytes from the run's dims, when its
+  /// memory plan places buffers of symbolic size; empty otherwise.
+  std::string arenaBytesFunction;
 };
 
 struct ModelLibraryInfo {
@@ -51,6 +54,10 @@ struct ModelLibraryInfo {
   uint64_t arenaLowerBound = 0;
   /// True when the entry takes a trailing arena memref argument.
   bool entryTakesArena = false;
+  /// The function computing the arena bytes a run needs from its dims (the
+  /// entry's arguments without the arena), when the memory plan places
+  /// buffers of symbolic size; empty otherwise.
+  std::string arenaBytesFunction;
   /// The kernels of a `--profile` library, by index.
   std::vector<KernelInfo> kernels;
   /// With `--weights external`: the weights file's name (beside the

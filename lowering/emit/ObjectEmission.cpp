@@ -352,7 +352,13 @@ Error writeModelHeader(const ModelSignature &sig, const ModelLibraryInfo &info,
      << "#define " << prefix << "_NUM_OUTPUTS " << sig.outputs.size() << "\n"
      << "#define " << prefix << "_ARENA_BYTES " << info.arenaBytes << "u\n"
      << "#define " << prefix << "_ARENA_LOWER_BOUND " << info.arenaLowerBound
-     << "u\n\n";
+     << "u\n";
+  if (!info.arenaBytesFunction.empty())
+    os << "/* The arena grows with the symbolic dims: a run needs\n"
+       << " * kiln_model_get()->arena_bytes_for(dims) bytes (at least "
+       << prefix << "_ARENA_BYTES). */\n"
+       << "#define " << prefix << "_ARENA_GROWS 1\n";
+  os << "\n";
   auto emit = [&](ArrayRef<TensorSignature> tensors, StringRef role) {
     for (auto [i, t] : llvm::enumerate(tensors)) {
       std::string p =

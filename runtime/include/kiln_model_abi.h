@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_MODEL_ABI_VERSION 6u
+#define KILN_MODEL_ABI_VERSION 7u
 
 /* Element types use ONNX TensorProto.DataType codes so that .pb files and
  * model metadata agree without a translation table. */
@@ -95,7 +95,8 @@ typedef struct kiln_kernel_info {
 /* Entry point. `buffers` holds num_inputs + num_outputs data pointers, inputs
  * first; `dims` holds the actual extents of every tensor in the same order,
  * concatenated (rank entries each). Buffers are dense row-major. `arena`
- * points to `arena_bytes` of scratch aligned to `arena_alignment`, owned by
+ * points to `arena_bytes` (or, since ABI 7, `arena_bytes_for(dims)` when that
+ * is set) of scratch aligned to `arena_alignment`, owned by
  * the caller and not used concurrently. Returns 0 on success.
  *
  * Since ABI 6, an output with a KILN_DIM_AT_RUN_TIME dim (a run-time output)
@@ -158,6 +159,13 @@ typedef struct kiln_model_desc {
   int64_t num_device_calls;
   const char *const *device_call_names;
   void **device_calls;
+  /* Since ABI 7. Models with symbolic dims place buffers whose sizes follow
+   * from the input dims in the arena too: their offsets are computed on
+   * entry, and this function returns the arena bytes a run with the dims
+   * table `dims` (the layout `run` takes; the extents of run-time outputs
+   * are not read) needs, at least arena_bytes. NULL when arena_bytes always
+   * suffices. */
+  uint64_t (*arena_bytes_for)(const int64_t *dims);
 } kiln_model_desc;
 
 typedef const kiln_model_desc *(*kiln_model_get_fn)(void);

@@ -112,6 +112,8 @@ KILN_RT_API const char *kiln_model_target(const kiln_model *m);
 KILN_RT_API const char *kiln_model_device(const kiln_model *m);
 KILN_RT_API const char *kiln_model_kiln_version(const kiln_model *m);
 KILN_RT_API uint64_t kiln_model_weights_checksum(const kiln_model *m);
+/* Scratch bytes of the static memory plan: what a context allocates when it
+ * is created. */
 KILN_RT_API uint64_t kiln_model_arena_bytes(const kiln_model *m);
 KILN_RT_API uint64_t kiln_model_arena_alignment(const kiln_model *m);
 KILN_RT_API int64_t kiln_model_num_inputs(const kiln_model *m);
@@ -154,15 +156,32 @@ KILN_RT_API kiln_status kiln_infer_output_dims(const kiln_model *model,
                                                int64_t output_index,
                                                int64_t *dims_out);
 
+/* Since ABI 7. The scratch bytes a run with these inputs needs. A model with
+ * symbolic dims also places buffers whose sizes follow from those dims in the
+ * arena (their sizes and offsets are computed when the run starts), so its
+ * arena is a function of the dims: at least kiln_model_arena_bytes, more for
+ * larger inputs. kiln_run grows a context's arena to this size the first time
+ * a run needs more (the only allocation it makes, besides the buffers of
+ * run-time outputs and of extents that depend on data) and keeps it for later
+ * runs. Validates `inputs` as kiln_infer_output_dims does. */
+KILN_RT_API kiln_status kiln_model_arena_bytes_for(const kiln_model *model,
+                                                   const kiln_tensor *inputs,
+                                                   int64_t num_inputs,
+                                                   uint64_t *bytes);
+
 /*===---------------------------- Running --------------------------------===*/
 
 typedef struct kiln_context kiln_context;
 
-/* Allocates the model's scratch arena once (aligned to at least 64 bytes). */
+/* Allocates the model's static scratch arena (aligned to at least 64 bytes);
+ * kiln_run may grow it for a model with symbolic dims. */
 KILN_RT_API kiln_status kiln_context_create(const kiln_model *model,
                                             kiln_context **out);
 KILN_RT_API void kiln_context_destroy(kiln_context *ctx);
 KILN_RT_API const kiln_model *kiln_context_model(const kiln_context *ctx);
+/* Since ABI 7. Bytes the context's arena holds now (see
+ * kiln_model_arena_bytes_for). */
+KILN_RT_API uint64_t kiln_context_arena_bytes(const kiln_context *ctx);
 
 /* Validates every tensor (outputs must have exactly the inferred dims) and
  * runs the model. RUN_FAILED if the model reports an error.

@@ -129,6 +129,12 @@ def _declare(lib):
             [c_ctx, ctypes.POINTER(_Tensor), ctypes.c_int64,
              ctypes.POINTER(_Tensor), ctypes.c_int64],
         ),
+        "kiln_model_arena_bytes_for": (
+            ctypes.c_int,
+            [c_model, ctypes.POINTER(_Tensor), ctypes.c_int64,
+             ctypes.POINTER(ctypes.c_uint64)],
+        ),
+        "kiln_context_arena_bytes": (ctypes.c_uint64, [c_ctx]),
         "kiln_context_output": (
             ctypes.c_int, [c_ctx, ctypes.c_int64, ctypes.POINTER(_Tensor)]),
         "kiln_rt_set_num_threads": (None, [ctypes.c_int]),
@@ -276,6 +282,23 @@ class Model:
         return outputs
 
     __call__ = run
+
+    def arena_bytes_for(self, *args, **kwargs):
+        """Scratch bytes a run on these inputs needs: the static plan's, or
+        more for a model whose buffers grow with its symbolic dims."""
+        arrays = self._arrange(args, kwargs)
+        keep = []
+        inputs = (_Tensor * max(len(arrays), 1))(*[_tensor(a, keep) for a in arrays])
+        out = ctypes.c_uint64()
+        _check(self._lib, self._lib.kiln_model_arena_bytes_for(
+            self._model, inputs, len(arrays), ctypes.byref(out)))
+        return out.value
+
+    @property
+    def context_arena_bytes(self):
+        """Bytes the run context's arena holds now (it grows, never shrinks)."""
+        with self._lock:
+            return self._lib.kiln_context_arena_bytes(self._ctx)
 
     def close(self):
         lock = getattr(self, "_lock", None)

@@ -38,22 +38,38 @@ kiln_status kiln_context_create(const kiln_model *model, kiln_context **out) {
   }
   /* A GPU model's arena is device memory (cuda.c). */
   if (d->arena_bytes > 0 && !d->device) {
-    uint64_t align = model->arena_alignment;
-    /* aligned_alloc wants a multiple of the alignment. */
-    uint64_t size = (d->arena_bytes + align - 1) / align * align;
-    if (size < d->arena_bytes || size > SIZE_MAX)
-      ctx->arena = NULL;
-    else
-      ctx->arena = aligned_alloc((size_t)align, (size_t)size);
-    if (!ctx->arena) {
+    kiln_status st = kiln_rt_reserve_arena(ctx, d->arena_bytes);
+    if (st != KILN_STATUS_OK) {
       kiln_context_destroy(ctx);
-      return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
-                          "kiln_context_create: arena of %llu bytes",
-                          (unsigned long long)d->arena_bytes);
+      return st;
     }
   }
   *out = ctx;
   return KILN_STATUS_OK;
+}
+
+kiln_status kiln_rt_reserve_arena(kiln_context *ctx, uint64_t bytes) {
+  if (bytes <= ctx->arena_capacity)
+    return KILN_STATUS_OK;
+  uint64_t align = ctx->model->arena_alignment;
+  /* aligned_alloc wants a multiple of the alignment. */
+  uint64_t size = (bytes + align - 1) / align * align;
+  void *arena = NULL;
+  if (size >= bytes && size <= SIZE_MAX)
+    arena = aligned_alloc((size_t)align, (size_t)size);
+  if (!arena)
+    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                        "arena of %llu bytes for model '%s'",
+                        (unsigned long long)bytes,
+                        ctx->model->desc->name ? ctx->model->desc->name : "");
+  free(ctx->arena);
+  ctx->arena = arena;
+  ctx->arena_capacity = size;
+  return KILN_STATUS_OK;
+}
+
+uint64_t kiln_context_arena_bytes(const kiln_context *ctx) {
+  return ctx ? ctx->arena_capacity : 0;
 }
 
 void kiln_context_destroy(kiln_context *ctx) {

@@ -25,6 +25,9 @@ struct kiln_context {
   const kiln_model *model;
   kiln_gpu *gpu; /* CUDA state of a GPU model's context (cuda.c) */
   void *arena;
+  /* Bytes the arena holds: the static plan's, grown (by kiln_run, never
+   * shrunk) when a run's symbolic dims need more. */
+  uint64_t arena_capacity;
   /* Per-run scratch sized once so that kiln_run never allocates. */
   /* num_inputs + num_outputs, then one block per run-time output that the
    * last run allocated (freed by the next run and by destroy). */
@@ -38,6 +41,9 @@ struct kiln_context {
   int64_t max_events, num_events, dropped_events;
   uint64_t kernel_begin_ns;
 };
+
+/* Makes the context's arena hold at least `bytes` (context.c). */
+kiln_status kiln_rt_reserve_arena(kiln_context *ctx, uint64_t bytes);
 
 /* Frees the blocks of the last run's run-time outputs (run.c). */
 void kiln_rt_release_outputs(kiln_context *ctx);

@@ -168,6 +168,39 @@ kiln_status kiln_infer_output_dims(const kiln_model *model,
   return st;
 }
 
+kiln_status kiln_model_arena_bytes_for(const kiln_model *model,
+                                       const kiln_tensor *inputs,
+                                       int64_t num_inputs, uint64_t *bytes) {
+  if (!model || !bytes)
+    return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT,
+                        "kiln_model_arena_bytes_for: model or bytes is NULL");
+  const kiln_model_desc *d = model->desc;
+  /* One block: bindings, bound_by, then the run's dims table. */
+  int64_t *scratch =
+      malloc((2 * (size_t)d->num_symbols + (size_t)model->total_rank + 1) *
+             sizeof(int64_t));
+  if (!scratch)
+    return kiln_rt_fail(KILN_STATUS_OUT_OF_MEMORY,
+                        "kiln_model_arena_bytes_for: tables");
+  int64_t *bindings = scratch, *bound_by = scratch + d->num_symbols;
+  kiln_status st =
+      kiln_rt_bind_inputs(model, inputs, num_inputs, bindings, bound_by);
+  if (st == KILN_STATUS_OK) {
+    int64_t *table = bound_by + d->num_symbols, *dims = table;
+    for (int64_t i = 0; i < num_inputs; ++i)
+      for (int32_t k = 0; k < inputs[i].rank; ++k)
+        *dims++ = inputs[i].dims[k];
+    for (int64_t i = 0; i < d->num_outputs; ++i) {
+      resolve_dims(&d->outputs[i], bindings, dims);
+      dims += d->outputs[i].rank;
+    }
+    *bytes = d->arena_bytes_for && !d->device ? d->arena_bytes_for(table)
+                                              : d->arena_bytes;
+  }
+  free(scratch);
+  return st;
+}
+
 kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
                      int64_t num_inputs, const kiln_tensor *outputs,
                      int64_t num_outputs) {
@@ -221,6 +254,13 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
     if (st != KILN_STATUS_OK)
       return st;
     ctx->buffers[num_inputs + i] = t->data;
+  }
+
+  /* Buffers whose sizes follow from symbolic dims live in the arena too. */
+  if (!ctx->gpu && d->arena_bytes_for) {
+    st = kiln_rt_reserve_arena(ctx, d->arena_bytes_for(ctx->dims));
+    if (st != KILN_STATUS_OK)
+      return st;
   }
 
   int32_t rc = 0;

@@ -103,13 +103,46 @@ def export(kind, kwargs, shape, dynamic, path):
     return module
 
 
+def check_one_context(runtime, so, seen, tol):
+    """Every shape, largest first, then back to the smallest and the largest,
+    on one context: the arena a run's dims need (buffers sized by symbolic
+    dims are planned in it) grows with them, and every run matches ORT."""
+    order = sorted(range(len(seen)), key=lambda k: -seen[k][0].size)
+    order += [order[-1], order[0]]
+    worst = 0.0
+    with runtime.load(so) as m:
+        needs = [m.arena_bytes_for(x) for x, _ in seen]
+        for k in order:
+            x, ort = seen[k]
+            outs = m.run(x)
+            if m.context_arena_bytes < needs[k]:
+                return False, (f"arena holds {m.context_arena_bytes} bytes, "
+                               f"the run needs {needs[k]}")
+            for got, want in zip(outs, ort):
+                _, rel = e2e.relative_error(got, want)
+                worst = max(worst, rel)
+    sizes = sorted(zip((x.size for x, _ in seen), needs))
+    if sizes[0][1] > sizes[-1][1]:
+        return False, f"arena for the smallest input {sizes[0][1]} > largest {sizes[-1][1]}"
+    msg = (f"arena {sizes[0][1]} .. {sizes[-1][1]} bytes, "
+           f"max rel err {worst:.3g}")
+    return worst <= tol, msg
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kiln", default=os.path.join(e2e.REPO_ROOT, "build", "bin", "kiln"))
     ap.add_argument("--ort-dir", default=None)
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--runtime-lib", default=None,
+                    help="libkiln_rt.so: also run every shape on one context")
     args = ap.parse_args()
+    runtime = None
+    if args.runtime_lib:
+        os.environ["KILN_RT_LIBRARY"] = os.path.abspath(args.runtime_lib)
+        sys.path.insert(0, os.path.join(e2e.REPO_ROOT, "runtime", "python"))
+        import kiln_rt as runtime  # noqa: E402
     try:
         import torch
     except ImportError:
@@ -131,6 +164,7 @@ def main():
             print(f"FAIL {name}: kiln compile: {r.first_error_line()}")
             failed += 1
             continue
+        seen = []  # (input, ORT outputs) per shape
         for k, shape in enumerate(shapes):
             x = rng.standard_normal(shape).astype(np.float32)
             if kind == "LSTM+If":
@@ -151,6 +185,7 @@ def main():
                 failed += 1
                 continue
             ort = [np.load(p) for p in ort_paths]
+            seen.append((x, ort))
             outs = [os.path.join(work, f"kiln{k}_{i}.npy") for i in range(len(ort))]
             argv = [args.kiln, "run", so, "--input", xin]
             for p in outs:
@@ -179,6 +214,11 @@ def main():
             ok = not problems
             print(f"{'PASS' if ok else 'FAIL'} {name} {list(shape)}: "
                   + (f"max rel err {worst:.3g}" if ok else "; ".join(problems)), flush=True)
+            passed += ok
+            failed += not ok
+        if runtime and len(seen) > 1:
+            ok, msg = check_one_context(runtime, so, seen, args.tol)
+            print(f"{'PASS' if ok else 'FAIL'} {name} one context: {msg}", flush=True)
             passed += ok
             failed += not ok
     if args.keep:

@@ -7,6 +7,18 @@
 #include <thread>
 #include <vector>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_TEST_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if !defined(KILN_TEST_ADDRESS_SANITIZER) && defined(__SANITIZE_ADDRESS__)
+#define KILN_TEST_ADDRESS_SANITIZER 1
+#endif
+#ifndef KILN_TEST_ADDRESS_SANITIZER
+#define KILN_TEST_ADDRESS_SANITIZER 0
+#endif
+
 namespace {
 
 std::string lastError() { return kiln_last_error(); }
@@ -293,6 +305,79 @@ TEST(StaticModel, ScalarTensors) {
   EXPECT_EQ(kiln_infer_output_dims(m, &ti, 1, 0, nullptr), KILN_STATUS_OK);
   ASSERT_EQ(kiln_run(ctx, &ti, 1, &to, 1), KILN_STATUS_OK) << lastError();
   EXPECT_EQ(b, -2.5);
+  kiln_context_destroy(ctx);
+  kiln_model_unload(m);
+}
+
+// A model whose memory plan places buffers sized by its symbolic dim: the
+// context's arena grows to what the run's dims need and is kept.
+uint64_t scratchBytesFor(const int64_t *dims) {
+  return dims[0] > (int64_t(1) << 40) ? UINT64_MAX / 2 : 64 + 8 * dims[0];
+}
+
+int32_t scratchRun(void **buffers, int64_t *dims, void *arena) {
+  // Uses every byte the model asked for (the sanitized build checks it).
+  auto *scratch = static_cast<double *>(arena) + 8;
+  const auto *x = static_cast<const float *>(buffers[0]);
+  auto *y = static_cast<float *>(buffers[1]);
+  for (int64_t i = 0; i < dims[0]; ++i)
+    scratch[i] = 2.0 * x[i];
+  for (int64_t i = 0; i < dims[0]; ++i)
+    y[i] = static_cast<float>(scratch[dims[0] - 1 - i]);
+  return 0;
+}
+
+TEST(SymbolicArena, GrowsToWhatTheDimsNeed) {
+  static const int64_t dims[] = {-1};
+  static const char *const symbols[] = {"n"};
+  static const kiln_tensor_info in = {"x", KILN_DTYPE_FLOAT32, 1, dims};
+  static const kiln_tensor_info out = {"y", KILN_DTYPE_FLOAT32, 1, dims};
+  kiln_model_desc d = {};
+  d.abi_version = KILN_MODEL_ABI_VERSION;
+  d.num_inputs = 1;
+  d.inputs = &in;
+  d.num_outputs = 1;
+  d.outputs = &out;
+  d.num_symbols = 1;
+  d.symbols = symbols;
+  d.arena_bytes = 64;
+  d.arena_alignment = 64;
+  d.arena_bytes_for = scratchBytesFor;
+  d.run = scratchRun;
+  kiln_model *m = nullptr;
+  ASSERT_EQ(kiln_model_from_desc(&d, &m), KILN_STATUS_OK) << lastError();
+  kiln_context *ctx = nullptr;
+  ASSERT_EQ(kiln_context_create(m, &ctx), KILN_STATUS_OK);
+  EXPECT_EQ(kiln_context_arena_bytes(ctx), 64u);
+
+  for (int64_t n : {1000, 10, 3000}) {
+    std::vector<float> x(n), y(n);
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = float(i);
+    kiln_tensor ti = {KILN_DTYPE_FLOAT32, 1, &n, x.data(), 4 * uint64_t(n)};
+    kiln_tensor to = {KILN_DTYPE_FLOAT32, 1, &n, y.data(), 4 * uint64_t(n)};
+    uint64_t need = 0;
+    ASSERT_EQ(kiln_model_arena_bytes_for(m, &ti, 1, &need), KILN_STATUS_OK);
+    EXPECT_EQ(need, 64 + 8 * uint64_t(n));
+    ASSERT_EQ(kiln_run(ctx, &ti, 1, &to, 1), KILN_STATUS_OK) << lastError();
+    EXPECT_EQ(y[0], 2.0f * float(n - 1));
+    EXPECT_EQ(y[n - 1], 0.0f);
+    // Grown to the largest run so far (a multiple of the alignment), never
+    // shrunk.
+    uint64_t most = 64 + 8 * uint64_t(n == 10 ? 1000 : n);
+    EXPECT_EQ(kiln_context_arena_bytes(ctx), (most + 63) / 64 * 64);
+  }
+
+#if !KILN_TEST_ADDRESS_SANITIZER
+  // Dims whose arena cannot be allocated: a status and a message (the
+  // sanitizer's allocator reports such a request instead of failing it).
+  int64_t huge = (int64_t(1) << 41);
+  float one = 0;
+  kiln_tensor ti = {KILN_DTYPE_FLOAT32, 1, &huge, &one, 0};
+  kiln_tensor to = {KILN_DTYPE_FLOAT32, 1, &huge, &one, 0};
+  EXPECT_EQ(kiln_run(ctx, &ti, 1, &to, 1), KILN_STATUS_OUT_OF_MEMORY);
+  EXPECT_NE(lastError().find("arena of"), std::string::npos) << lastError();
+#endif
   kiln_context_destroy(ctx);
   kiln_model_unload(m);
 }
