@@ -64,9 +64,22 @@ static int64_t placeBestFit(std::vector<Buffer> &buffers, int64_t base,
   return arena;
 }
 
+/// Whether `alloc` lies in sequential loops and branches below `top` only:
+/// one iteration at a time uses it, so one slot serves them all.
+static bool inSequentialCode(memref::AllocOp alloc, Operation *top) {
+  for (Operation *p = alloc->getParentOp(); p; p = p->getParentOp()) {
+    if (!isa<scf::ForOp, scf::IfOp>(p))
+      return false;
+    if (p == top)
+      return true;
+  }
+  return false;
+}
+
 /// Whether `root` or a view of it reaches a `func.return` (a run-time output
-/// the caller frees).
-static bool escapes(Value root) {
+/// the caller frees), or, with `acrossIterations`, leaves the loop iteration
+/// or branch it was made in.
+static bool escapes(Value root, bool acrossIterations = false) {
   SmallVector<Value> worklist{root};
   DenseSet<Value> seen;
   while (!worklist.empty()) {
@@ -74,7 +87,9 @@ static bool escapes(Value root) {
     if (!seen.insert(v).second)
       continue;
     for (Operation *user : v.getUsers()) {
-      if (isa<func::ReturnOp>(user))
+      if (isa<func::ReturnOp>(user) ||
+          (acrossIterations && isa<scf::YieldOp, scf::ConditionOp, scf::ForOp,
+                                   scf::WhileOp, scf::ForallOp>(user)))
         return true;
       for (Value r : user->getResults())
         if (isa<BaseMemRefType>(r.getType()))
@@ -252,9 +267,12 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
         return;
       }
       int64_t trips = 1;
+      bool perIteration = false;
       if (top != alloc.getOperation()) {
         auto forall = dyn_cast<scf::ForallOp>(alloc->getParentOp());
-        if (!forall || !isUnitStrideFromZero(forall, trips))
+        if (forall && isUnitStrideFromZero(forall, trips))
+          perIteration = true;
+        else if (!inSequentialCode(alloc, top) || escapes(alloc, true))
           return;
       }
       Buffer b;
@@ -262,7 +280,7 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       int64_t bits = type.getElementTypeBitWidth();
       b.bytes = std::max<int64_t>(
           1, (type.getNumElements() * std::max<int64_t>(bits, 8) + 7) / 8);
-      if (top != alloc.getOperation()) {
+      if (perIteration) {
         b.slotBytes = llvm::alignTo(b.bytes, alignment);
         b.bytes = b.slotBytes * trips;
       }

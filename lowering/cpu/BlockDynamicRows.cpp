@@ -3,7 +3,7 @@
 // The register-tiled contraction kernel needs static extents; a product over
 // a sequence of run-time length would otherwise take scalar loops. Here the
 // rows are split into whole blocks of static size, one static product each,
-// and the few rows left over.
+// then blocks of 8 rows and single rows for the few left over.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,10 +59,10 @@ struct BlockDynamicRowsPass : impl::BlockDynamicRowsBase<BlockDynamicRowsPass> {
           dyn_cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
       auto c =
           dyn_cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
+      // K may be run-time in the rows' type and static in the weight's.
       if (op.hasPureTensorSemantics() && !op.hasUserDefinedMaps() && a && b &&
-          c && a.isDynamicDim(0) && !a.isDynamicDim(1) && b.hasStaticShape() &&
-          c.isDynamicDim(0) && !c.isDynamicDim(1) &&
-          isa<FloatType>(c.getElementType()))
+          c && a.isDynamicDim(0) && b.hasStaticShape() && c.isDynamicDim(0) &&
+          !c.isDynamicDim(1) && isa<FloatType>(c.getElementType()))
         products.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -70,23 +70,45 @@ struct BlockDynamicRowsPass : impl::BlockDynamicRowsBase<BlockDynamicRowsPass> {
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
       Value a = op.getDpsInputOperand(0)->get();
+      auto at = cast<RankedTensorType>(a.getType());
+      if (at.isDynamicDim(1)) {
+        auto bt =
+            cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
+        a = tensor::CastOp::create(
+            rewriter, loc,
+            RankedTensorType::get({ShapedType::kDynamic, bt.getDimSize(0)},
+                                  at.getElementType()),
+            a);
+      }
       Value init = op.getDpsInitOperand(0)->get();
       Value rows = tensor::DimOp::create(rewriter, loc, a, 0);
-      Value block = arith::ConstantIndexOp::create(rewriter, loc, blockRows);
-      Value whole = arith::MulIOp::create(
-          rewriter, loc, arith::DivUIOp::create(rewriter, loc, rows, block),
-          block);
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      auto loop = scf::ForOp::create(
-          rewriter, loc, zero, whole, block, ValueRange{init},
-          [&](OpBuilder &b, Location l, Value iv, ValueRange acc) {
-            scf::YieldOp::create(b, l,
-                                 blockProduct(b, l, op, a, acc[0], iv,
-                                              b.getIndexAttr(blockRows)));
-          });
-      Value rest = arith::SubIOp::create(rewriter, loc, rows, whole);
-      Value result =
-          blockProduct(rewriter, loc, op, a, loop.getResult(0), whole, rest);
+      // Whole blocks, then blocks of 8 rows and single rows for the rest:
+      // every product static (a sequence shorter than a block, 40 tokens,
+      // would otherwise run one dynamic product in scalar loops).
+      Value start = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value result = init;
+      SmallVector<int64_t> sizes = {blockRows};
+      for (int64_t size : {int64_t(8), int64_t(1)})
+        if (size < sizes.back())
+          sizes.push_back(size);
+      for (int64_t size : sizes) {
+        Value block = arith::ConstantIndexOp::create(rewriter, loc, size);
+        Value left = arith::SubIOp::create(rewriter, loc, rows, start);
+        Value end = arith::AddIOp::create(
+            rewriter, loc, start,
+            arith::MulIOp::create(
+                rewriter, loc,
+                arith::DivUIOp::create(rewriter, loc, left, block), block));
+        auto loop = scf::ForOp::create(
+            rewriter, loc, start, end, block, ValueRange{result},
+            [&](OpBuilder &b, Location l, Value iv, ValueRange acc) {
+              scf::YieldOp::create(
+                  b, l,
+                  blockProduct(b, l, op, a, acc[0], iv, b.getIndexAttr(size)));
+            });
+        result = loop.getResult(0);
+        start = end;
+      }
       rewriter.replaceOp(op, result);
     }
   }

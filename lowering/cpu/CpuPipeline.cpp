@@ -21,6 +21,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCollapseElementwiseDims());
   // Products over a run-time number of rows: static blocks of rows.
   pm.addNestedPass<func::FuncOp>(createBlockDynamicRows());
+  // Convolutions and pooling over run-time image sizes: static tiles.
+  pm.addNestedPass<func::FuncOp>(createBlockDynamicImages());
   // Every schedule decision, on tensors: the convolution paths and the
   // tiles of the ops that exist now.
   pm.addNestedPass<func::FuncOp>(createSelectSchedule(options));

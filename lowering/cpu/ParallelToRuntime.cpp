@@ -47,7 +47,9 @@ namespace {
 Type fieldType(const LLVMTypeConverter &converter, Type type) {
   if (isa<IndexType>(type))
     return IntegerType::get(type.getContext(), 64);
-  if (isa<IntegerType, FloatType>(type))
+  // Pointers: the argument blocks of loops outlined before, which live in
+  // the caller's frame for the duration of the call.
+  if (isa<IntegerType, FloatType, LLVM::LLVMPointerType>(type))
     return type;
   if (auto memref = dyn_cast<MemRefType>(type)) {
     Type converted = converter.convertType(memref);
@@ -293,12 +295,24 @@ struct ParallelToRuntimePass
     // Serial loop nests of the model function become functions of their
     // own too: LLVM code generation is split across threads by function,
     // and one large function compiles on one thread (see ObjectEmission).
+    // Below a top-level scf.if or scf.for that yields buffers (a run-time
+    // size convolution's tiles or its dynamic form, blocks of run-time
+    // rows), the loop nests and ops of their bodies go the same way.
     SmallVector<Operation *> serial;
+    std::function<void(Block &)> collect = [&](Block &block) {
+      for (Operation &op : block) {
+        if (isa<scf::ForOp, scf::IfOp, linalg::LinalgOp>(op) &&
+            op.getNumResults() == 0)
+          serial.push_back(&op);
+        if (isa<scf::IfOp, scf::ForOp>(op) && op.getNumResults())
+          for (Region &region : op.getRegions())
+            for (Block &b : region)
+              collect(b);
+      }
+    };
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal())
-        for (Operation &op : func.getBody().front())
-          if (isa<scf::ForOp, linalg::LinalgOp>(op) && op.getNumResults() == 0)
-            serial.push_back(&op);
+        collect(func.getBody().front());
     for (Operation *op : serial) {
       rewriter.setInsertionPoint(op);
       auto wrapper = scf::ForallOp::create(
@@ -309,10 +323,16 @@ struct ParallelToRuntimePass
       rewriter.moveOpBefore(op, wrapper.getBody()->getTerminator());
     }
 
-    // Inner foralls run serially inside their outer one.
+    // Inner foralls run serially inside their outer parallel one; below
+    // serial wrappers only they keep their threads (outlined first: the
+    // walk visits nested ops before their parents).
     SmallVector<scf::ForallOp> inner, outer;
     module.walk([&](scf::ForallOp op) {
-      (op->getParentOfType<scf::ForallOp>() ? inner : outer).push_back(op);
+      bool underParallel = false;
+      for (auto p = op->getParentOfType<scf::ForallOp>(); p;
+           p = p->getParentOfType<scf::ForallOp>())
+        underParallel |= !p->hasAttr(kSerialAttr);
+      (underParallel ? inner : outer).push_back(op);
     });
     for (scf::ForallOp op : llvm::reverse(inner)) {
       rewriter.setInsertionPoint(op);

@@ -88,13 +88,37 @@ def BlockDynamicRows : Pass<"kiln-cpu-block-dynamic-rows", "mlir::func::FuncOp">
     On tensors: a linalg.matmul whose M (rows) is dynamic and whose K and N
     are static (a sequence length or batch times tokens by a weight) becomes
     a loop over whole blocks of `block-rows` rows, each a static product
-    that the register-tiled kernel takes, plus one product for the remaining
-    rows (dynamic, fewer than a block). Without it the whole product runs
-    scalar loops.
+    that the register-tiled kernel takes, then loops over blocks of 8 rows
+    and single rows for the rest, all static. Without it the whole product
+    runs scalar loops.
   }];
   let options = [
     Option<"blockRows", "block-rows", "int64_t", "64",
            "Rows per static block">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def BlockDynamicImages : Pass<"kiln-cpu-block-dynamic-images", "mlir::func::FuncOp"> {
+  let summary = "Convolutions and pooling over run-time image sizes as static tiles";
+  let description = [{
+    On tensors: an NCHW convolution, depthwise convolution or sum/max
+    pooling (explicit padding) whose output has a dynamic batch, height or
+    width becomes, where the image holds at least one tile, loops over
+    static output tiles [1, K, Bh, Bw] (whole static dims; about
+    `tile-pixels` pixels where H or W is dynamic), each the same op on the
+    input window it reads, so that the static convolution paths take them.
+    The last tile of a row or column is shifted back to end at the edge and
+    starts again from the op's initial value (a fill or bias broadcast made
+    at the tile's shape), so overlapping pixels get the same values twice.
+    Smaller images take the dynamic op.
+  }];
+  let options = [
+    Option<"tilePixels", "tile-pixels", "int64_t", "256",
+           "Output pixels per tile where H or W is a run-time extent">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

@@ -209,9 +209,16 @@ bool readsRow(OpOperand &operand, AffineMap map, unsigned inner,
 /// single iterations, such a row is contiguous too.
 bool isRowVectorizable(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
-      op.getNumLoops() != op.getNumParallelLoops() || op.hasDynamicShape() ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
       !isa<linalg::GenericOp>(op.getOperation()) ||
       !linalg::hasOnlyScalarElementwiseOp(op->getRegion(0)))
+    return false;
+  // Run-time extents: rows of `lanes` elements and a peeled remainder, for
+  // plain elementwise ops (gathers need the static extents they sum).
+  if (op.hasDynamicShape() &&
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
     return false;
   unsigned inner = op.getNumLoops() - 1;
   llvm::SmallBitVector outer(op.getNumLoops(), true);
@@ -278,10 +285,11 @@ bool isRowReduction(linalg::LinalgOp op) {
 scf::ForOp tileRows(RewriterBase &rewriter, linalg::LinalgOp op,
                     int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.back() < lanes / 2)
+  bool dynamicRow = ShapedType::isDynamic(ranges.back());
+  if (!dynamicRow && ranges.back() < lanes / 2)
     return nullptr;
   SmallVector<int64_t> sizes(ranges.size(), 1);
-  sizes.back() = std::min(lanes, ranges.back());
+  sizes.back() = dynamicRow ? lanes : std::min(lanes, ranges.back());
   FailureOr<scf::SCFTilingResult> rows =
       tileOp(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
              scf::SCFTilingOptions::LoopType::ForOp);

@@ -5,7 +5,9 @@
 // next to the 4 KiB buffer alive at the same time; the slot is picked by
 // the linearized
 // induction variables, so concurrent iterations never share memory. An
-// alloc inside a sequential loop is left to the allocator.
+// alloc inside a sequential loop gets one slot for all iterations (here
+// where %a was, dead by then); one that leaves its iteration (yielded) is
+// left to the allocator.
 
 // CHECK: module attributes {kiln.arena_bytes = 12288 : i64, kiln.arena_lower_bound = 12288 : i64}
 // CHECK-LABEL: func.func @kiln_entry(
@@ -22,7 +24,10 @@
 // CHECK:         %[[OFF:.*]] = arith.addi %[[C0]], %[[SLOT]] : index
 // CHECK:         memref.view %[[ARENA]][%[[OFF]]][] : memref<?xi8> to memref<256xf32>
 // CHECK:       scf.for
-// CHECK:         memref.alloc() : memref<16xf32>
+// CHECK:         %[[C0B:.*]] = arith.constant 0 : index
+// CHECK:         memref.view %[[ARENA]][%[[C0B]]][] : memref<?xi8> to memref<16xf32>
+// CHECK:       scf.for
+// CHECK:         memref.alloc() : memref<8xf32>
 func.func @kiln_entry(%x: memref<32x32xf32>, %y: memref<32x32xf32>) {
   %a = memref.alloc() : memref<32x32xf32>
   linalg.copy ins(%x : memref<32x32xf32>) outs(%a : memref<32x32xf32>)
@@ -38,6 +43,13 @@ func.func @kiln_entry(%x: memref<32x32xf32>, %y: memref<32x32xf32>) {
     %t = memref.alloc() : memref<16xf32>
     "test.use"(%t) : (memref<16xf32>) -> ()
   }
+  %init = memref.alloc() : memref<8xf32>
+  %last = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %init) -> memref<8xf32> {
+    %u = memref.alloc() : memref<8xf32>
+    "test.use"(%u, %prev) : (memref<8xf32>, memref<8xf32>) -> ()
+    scf.yield %u : memref<8xf32>
+  }
+  "test.use"(%last) : (memref<8xf32>) -> ()
   linalg.copy ins(%a : memref<32x32xf32>) outs(%y : memref<32x32xf32>)
   return
 }

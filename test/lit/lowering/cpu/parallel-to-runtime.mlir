@@ -70,3 +70,42 @@ func.func @named(%m: memref<?xf32>, %x: f32, %n: index) {
   } loc("conv/1.3")
   return
 }
+
+// -----
+
+// Below a top-level scf.if that yields a buffer (a convolution over run-time
+// sizes: tiles, or its dynamic form), each branch's loop nests are outlined
+// too; a parallel loop inside a serial nest keeps its threads: it is
+// outlined first, and the serial function gets the pointer to its argument
+// block, which lives in the caller's frame.
+// CHECK-LABEL: func.func @branches(
+//       CHECK:   %[[DATA:.*]] = llvm.alloca
+//       CHECK:   scf.if %{{.*}} -> (memref<?xf32>) {
+//       CHECK:     call @branches_ser{{[0-9]+}}(
+//       CHECK:   } else {
+//       CHECK:     call @branches_ser{{[0-9]+}}(
+//   CHECK-NOT:   scf.for
+//       CHECK:   return
+//       CHECK: func.func private @branches_ser{{[0-9]+}}(
+//       CHECK: func.func private @branches_ser{{[0-9]+}}(
+//       CHECK:   scf.for
+//       CHECK:     llvm.call @kiln_rt_parallel_for
+//       CHECK: func.func private @branches_par0(
+func.func @branches(%m: memref<?xf32>, %other: memref<?xf32>, %x: f32, %c: i1, %n: index) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.if %c -> memref<?xf32> {
+    scf.for %i = %c0 to %n step %c1 {
+      scf.forall (%j) in (%n) {
+        memref.store %x, %m[%j] : memref<?xf32>
+      }
+    }
+    scf.yield %m : memref<?xf32>
+  } else {
+    scf.for %i = %c0 to %n step %c1 {
+      memref.store %x, %other[%i] : memref<?xf32>
+    }
+    scf.yield %other : memref<?xf32>
+  }
+  return %r : memref<?xf32>
+}
