@@ -144,8 +144,9 @@ static cl::list<std::string> specializations(
     "specialize", cl::value_desc("NAME=1x3x48x320[,NAME2=...]"),
     cl::sub(compileSub),
     cl::desc("Also compile code for these static input dims (repeatable: one "
-             "specialization each); a run with exactly those dims takes it, "
-             "any other the generic code"));
+             "specialization each; LO..HI for a dim keeps it symbolic within "
+             "that range); a run with exactly those dims takes it, any other "
+             "the generic code"));
 static cl::opt<bool> dumpIR("dump-ir", cl::sub(compileSub),
                             cl::desc("Print the IR after each stage"));
 static cl::opt<bool> verbose("v", cl::sub(compileSub),
@@ -472,11 +473,37 @@ static int runCompile() {
   std::vector<OwningOpRef<ModuleOp>> specialized;
   for (const std::string &spec : specializations) {
     SmallVector<std::string> shapes;
-    for (llvm::StringRef part : llvm::split(spec, ','))
-      shapes.push_back(part.str());
+    SmallVector<Attribute> ranges;
+    Builder b(ctx.get());
+    for (llvm::StringRef part : llvm::split(spec, ',')) {
+      // A range `lo..hi` keeps the dim symbolic in this specialization and
+      // limits the runs that take it.
+      auto [name, dims] = part.rsplit('=');
+      SmallVector<llvm::StringRef> extents;
+      dims.split(extents, 'x');
+      std::string shape = (name + "=").str();
+      for (auto [d, extent] : llvm::enumerate(extents)) {
+        auto [lo, hi] = extent.split("..");
+        int64_t l = 0, h = 0;
+        if (!hi.empty() || extent.contains("..")) {
+          if (lo.getAsInteger(10, l) || hi.getAsInteger(10, h) || l < 0 ||
+              h < l)
+            return fail("--specialize '" + part.str() + "': '" + extent.str() +
+                        "' is not a range (LO..HI, 0 <= LO <= HI)");
+          ranges.push_back(
+              b.getArrayAttr({b.getStringAttr(name), b.getI64IntegerAttr(d),
+                              b.getI64IntegerAttr(l), b.getI64IntegerAttr(h)}));
+          extent = "?";
+        }
+        shape += (d ? "x" : "") + extent.str();
+      }
+      shapes.push_back(shape);
+    }
     auto variant = importOrFail(*ctx, compileInput, shapes);
     if (failed(variant))
       return 1;
+    if (!ranges.empty())
+      (**variant)->setAttr(kSpecializeRangesAttr, b.getArrayAttr(ranges));
     options.specializations.push_back(**variant);
     specialized.push_back(std::move(*variant));
   }

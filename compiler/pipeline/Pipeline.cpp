@@ -346,6 +346,19 @@ lowerSpecialization(ModuleOp module, const CompileOptions &options,
   }
   variant.entry = entryName.str();
   variant.sig = std::move(*sig);
+  // --specialize ranges: [input name, dim, lo, hi] each.
+  if (auto ranges = module->getAttrOfType<ArrayAttr>(kSpecializeRangesAttr))
+    for (Attribute a : ranges) {
+      auto r = cast<ArrayAttr>(a);
+      StringRef name = cast<StringAttr>(r[0]).getValue();
+      auto input = llvm::find_if(variant.sig.inputs,
+                                 [&](const auto &t) { return t.name == name; });
+      if (input == variant.sig.inputs.end())
+        return llvm::createStringError("--specialize: no input '" + name + "'");
+      variant.ranges.push_back(
+          {input - variant.sig.inputs.begin(), cast<IntegerAttr>(r[1]).getInt(),
+           cast<IntegerAttr>(r[2]).getInt(), cast<IntegerAttr>(r[3]).getInt()});
+    }
   if (auto bytes = module->getAttrOfType<IntegerAttr>(kArenaBytesAttr)) {
     variant.entryTakesArena = true;
     arenaBytes = std::max<uint64_t>(arenaBytes, bytes.getInt());

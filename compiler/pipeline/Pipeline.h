@@ -43,8 +43,14 @@ struct CompileOptions {
   /// The same model imported with static input dims (`--specialize`):
   /// compiled beside the generic code into the same library, which runs the
   /// first one whose dims a run's inputs have, the generic code otherwise.
+  /// A dim given as a range stays symbolic in its module, which lists the
+  /// ranges in kSpecializeRangesAttr.
   std::vector<mlir::ModuleOp> specializations;
 };
+
+/// Module attribute of a `--specialize` module: [input name, dim, lo, hi]
+/// for each dim the specialization takes within a range.
+inline constexpr const char *kSpecializeRangesAttr = "kiln.specialize_ranges";
 
 /// With `kiln compile -v`, prints "kiln: <phase> <seconds> s" to stderr
 /// when it goes out of scope.

@@ -168,13 +168,15 @@ static Expected<Function *> findEntry(Module &m, StringRef name,
 }
 
 /// Whether the run's input dims (`dims`) equal the static dims `variant`
-/// gives the inputs that are symbolic in `sig`.
+/// gives the inputs that are symbolic in `sig`, and lie in its ranges.
 static Value *matchesVariant(IRBuilder<> &b, const ModelSignature &sig,
-                             const ModelSignature &variant, Value *dims) {
+                             const ModelVariant &variant, Value *dims) {
   auto *i64 = b.getInt64Ty();
   Value *match = b.getTrue();
+  SmallVector<int64_t> offsets;
   int64_t offset = 0;
-  for (auto [in, vin] : llvm::zip(sig.inputs, variant.inputs)) {
+  for (auto [in, vin] : llvm::zip(sig.inputs, variant.sig.inputs)) {
+    offsets.push_back(offset);
     for (auto [d, extent] : llvm::enumerate(vin.dims))
       if (in.dims[d] < 0 && extent >= 0) {
         Value *dim =
@@ -183,6 +185,12 @@ static Value *matchesVariant(IRBuilder<> &b, const ModelSignature &sig,
                             b.CreateICmpEQ(dim, ConstantInt::get(i64, extent)));
       }
     offset += in.dims.size();
+  }
+  for (const ModelVariant::DimRange &r : variant.ranges) {
+    Value *dim = b.CreateLoad(
+        i64, b.CreateConstGEP1_64(i64, dims, offsets[r.input] + r.dim));
+    match = b.CreateAnd(match, b.CreateICmpSGE(dim, b.getInt64(r.lo)));
+    match = b.CreateAnd(match, b.CreateICmpSLE(dim, b.getInt64(r.hi)));
   }
   return match;
 }
@@ -221,7 +229,7 @@ static Function *buildArenaBytesFor(Module &m, const ModelSignature &sig,
     SmallVector<Value *> args;
     appendEntryArguments(b, v.sig, nullptr, dims, args);
     Value *need = b.CreateCall(m.getFunction(v.arenaBytesFunction), args);
-    Value *more = b.CreateAnd(matchesVariant(b, sig, v.sig, dims),
+    Value *more = b.CreateAnd(matchesVariant(b, sig, v, dims),
                               b.CreateICmpUGT(need, bytes));
     bytes = b.CreateSelect(more, need, bytes);
   }
@@ -233,15 +241,15 @@ static Function *buildArenaBytesFor(Module &m, const ModelSignature &sig,
 /// static input dims equal the run's, else `generic`.
 static Function *
 buildDispatch(Module &m, const ModelSignature &sig,
-              ArrayRef<std::pair<Function *, const ModelSignature *>> variants,
+              ArrayRef<std::pair<Function *, const ModelVariant *>> variants,
               Function *generic) {
   LLVMContext &ctx = m.getContext();
   Function *run = Function::Create(generic->getFunctionType(),
                                    GlobalValue::InternalLinkage, "kiln_run", m);
   SmallVector<Value *> args(llvm::make_pointer_range(run->args()));
   IRBuilder<> b(BasicBlock::Create(ctx, "entry", run));
-  for (auto [wrapper, vsig] : variants) {
-    Value *match = matchesVariant(b, sig, *vsig, run->getArg(1));
+  for (auto [wrapper, variant] : variants) {
+    Value *match = matchesVariant(b, sig, *variant, run->getArg(1));
     BasicBlock *take = BasicBlock::Create(ctx, "specialized", run);
     BasicBlock *next = BasicBlock::Create(ctx, "next", run);
     b.CreateCondBr(match, take, next);
@@ -258,14 +266,14 @@ Error addModelEntryPoints(Module &m, const ModelSignature &sig,
   auto entry = findEntry(m, kEntryFunctionName, sig, info.entryTakesArena);
   if (!entry)
     return entry.takeError();
-  SmallVector<std::pair<Function *, const ModelSignature *>> variants;
+  SmallVector<std::pair<Function *, const ModelVariant *>> variants;
   for (const ModelVariant &v : info.variants) {
     auto ventry = findEntry(m, v.entry, v.sig, v.entryTakesArena);
     if (!ventry)
       return ventry.takeError();
     variants.push_back({buildRunWrapper(m, *ventry, v.sig, v.entryTakesArena,
                                         info.arenaBytes, "kiln_run_" + v.entry),
-                        &v.sig});
+                        &v});
   }
 
   // Everything the compiler generated is private to the library.

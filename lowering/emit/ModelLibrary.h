@@ -38,6 +38,12 @@ struct KernelInfo {
 struct ModelVariant {
   std::string entry;
   ModelSignature sig;
+  /// Dims the variant keeps symbolic but takes only within [lo, hi]
+  /// (`--specialize x=1x3x48x160..640`): input index, dim, bounds.
+  struct DimRange {
+    int64_t input, dim, lo, hi;
+  };
+  std::vector<DimRange> ranges;
   bool entryTakesArena = false;
   /// The function computing its arena bytes from the run's dims, when its
   /// memory plan places buffers of symbolic size; empty otherwise.
@@ -69,8 +75,9 @@ struct ModelLibraryInfo {
   /// functions the host code calls, by kiln_rt's names, in table order.
   std::string device;
   std::vector<std::string> deviceCalls;
-  /// Specializations: a run whose input dims equal one's static dims takes
-  /// its entry, any other the generic one. arenaBytes covers them all.
+  /// Specializations: a run whose input dims equal one's static dims (and
+  /// lie in its ranges) takes its entry, any other the generic one.
+  /// arenaBytes covers them all.
   std::vector<ModelVariant> variants;
 };
 
