@@ -76,10 +76,10 @@ static bool inSequentialCode(memref::AllocOp alloc, Operation *top) {
   return false;
 }
 
-/// Whether `root` or a view of it reaches a `func.return` (a run-time output
-/// the caller frees), or, with `acrossIterations`, leaves the loop iteration
-/// or branch it was made in.
-static bool escapes(Value root, bool acrossIterations = false) {
+/// Calls `visit` on each user of `root` and of the memrefs derived from it
+/// (views, casts, reshapes) until it returns true; returns whether it did.
+static bool anyDerivedUser(Value root,
+                           llvm::function_ref<bool(Operation *)> visit) {
   SmallVector<Value> worklist{root};
   DenseSet<Value> seen;
   while (!worklist.empty()) {
@@ -87,9 +87,7 @@ static bool escapes(Value root, bool acrossIterations = false) {
     if (!seen.insert(v).second)
       continue;
     for (Operation *user : v.getUsers()) {
-      if (isa<func::ReturnOp>(user) ||
-          (acrossIterations && isa<scf::YieldOp, scf::ConditionOp, scf::ForOp,
-                                   scf::WhileOp, scf::ForallOp>(user)))
+      if (visit(user))
         return true;
       for (Value r : user->getResults())
         if (isa<BaseMemRefType>(r.getType()))
@@ -99,26 +97,27 @@ static bool escapes(Value root, bool acrossIterations = false) {
   return false;
 }
 
+/// Whether `root` or a view of it reaches a `func.return` (a run-time output
+/// the caller frees), or, with `acrossIterations`, leaves the loop iteration
+/// or branch it was made in.
+static bool escapes(Value root, bool acrossIterations = false) {
+  return anyDerivedUser(root, [&](Operation *user) {
+    return isa<func::ReturnOp>(user) ||
+           (acrossIterations && isa<scf::YieldOp, scf::ConditionOp, scf::ForOp,
+                                    scf::WhileOp, scf::ForallOp>(user));
+  });
+}
+
 /// Index of the last top-level op in `block` that uses `root` or a memref
-/// derived from it (views, casts, reshapes).
+/// derived from it.
 static int64_t lastUse(Value root, Block &block,
                        const DenseMap<Operation *, int64_t> &index) {
   int64_t last = 0;
-  SmallVector<Value> worklist{root};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (Operation *user : v.getUsers()) {
-      Operation *top = block.findAncestorOpInBlock(*user);
-      if (top)
-        last = std::max(last, index.lookup(top));
-      for (Value r : user->getResults())
-        if (isa<BaseMemRefType>(r.getType()))
-          worklist.push_back(r);
-    }
-  }
+  anyDerivedUser(root, [&](Operation *user) {
+    if (Operation *top = block.findAncestorOpInBlock(*user))
+      last = std::max(last, index.lookup(top));
+    return false;
+  });
   return last;
 }
 
