@@ -6,7 +6,9 @@
 // over (n, g, m, out..., c, k...). Ungrouped ConvTranspose is a GEMM of the
 // weight taps with the input pixels followed by col2im; grouped ones a
 // convolution over the zero-inserted input. Conv's batch and image extents
-// may be dynamic (explicit pads); ConvTranspose's only the batch.
+// may be dynamic (explicit pads); so may ConvTranspose's (explicit pads: a
+// 1x1 convolution and an interleave where taps do not overlap, else a
+// gather per output element).
 //
 //===----------------------------------------------------------------------===//
 
@@ -531,6 +533,74 @@ Value lowerTransposeAsGemm(OpBuilder &b, Location loc, Value x, Value w,
   return accumulateColumns(b, loc, cols, init, geo);
 }
 
+/// 2-D ConvTranspose over run-time image extents whose taps do not overlap
+/// (ungrouped, stride == kernel, no dilation, no pads or output padding:
+/// FPN-style upsampling): a 1x1 convolution to the taps [N, M*Kh*Kw, H, W],
+/// which the run-time-size tiling takes, then each tap moved to its output
+/// pixel y[n, m, h*Kh + a, w*Kw + c] (plus the bias).
+Value interleavedTranspose(OpBuilder &b, Location loc, Value x, Value w,
+                           Value bias, RankedTensorType yt) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(w.getType());
+  Type elt = xt.getElementType();
+  int64_t c = wt.getDimSize(0), m = wt.getDimSize(1), kh = wt.getDimSize(2),
+          kw = wt.getDimSize(3), rows = m * kh * kw;
+  Value a = gemmWeight(b, loc, w); // [M*Kh*Kw, C]
+  Value filter = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({rows, c, 1, 1}, elt), a,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  SmallVector<Value> dyn;
+  for (int64_t d : {0, 2, 3})
+    if (xt.isDynamicDim(d))
+      dyn.push_back(tensor::DimOp::create(b, loc, x, d));
+  auto colsType = RankedTensorType::get(
+      {xt.getDimSize(0), rows, xt.getDimSize(2), xt.getDimSize(3)}, elt);
+  Value init = fillTensor(
+      b, loc, tensor::EmptyOp::create(b, loc, colsType.getShape(), elt, dyn),
+      createScalarConstant(b, loc, elt, 0.0));
+  Value cols =
+      linalg::Conv2DNchwFchwOp::create(
+          b, loc, TypeRange{colsType}, ValueRange{x, filter}, ValueRange{init},
+          b.getI64TensorAttr({1, 1}), b.getI64TensorAttr({1, 1}))
+          .getResult(0);
+  // [N, M, Kh, Kw, H, W] -> [N, M, H, Kh, W, Kw], then [N, M, H*Kh, W*Kw].
+  auto taps6 = RankedTensorType::get(
+      {xt.getDimSize(0), m, kh, kw, xt.getDimSize(2), xt.getDimSize(3)}, elt);
+  Value taps = tensor::ExpandShapeOp::create(
+      b, loc, taps6, cols,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}});
+  auto out6 = RankedTensorType::get(
+      {xt.getDimSize(0), m, xt.getDimSize(2), kh, xt.getDimSize(3), kw}, elt);
+  Value empty = tensor::EmptyOp::create(b, loc, out6.getShape(), elt, dyn);
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<Value> ins = {taps};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {d(0), d(1), d(3), d(5), d(2), d(4)}, ctx)};
+  if (!isAbsent(bias)) {
+    ins.push_back(bias);
+    maps.push_back(AffineMap::get(6, 0, {d(1)}, ctx));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(6));
+  Value out =
+      linalg::GenericOp::create(
+          b, loc, out6, ins, ValueRange{empty}, maps,
+          IteratorTypes(6, utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location nl, ValueRange v) {
+            Value r =
+                v.size() == 3
+                    ? arith::AddFOp::create(nb, nl, v[0], v[1]).getResult()
+                    : v[0];
+            linalg::YieldOp::create(nb, nl, r);
+          })
+          .getResult(0);
+  out = tensor::CollapseShapeOp::create(
+      b, loc, out, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+  if (out.getType() == yt)
+    return out;
+  return tensor::CastOp::create(b, loc, yt, out);
+}
+
 /// ConvTranspose over dynamic image extents (explicit pads, no
 /// output_shape): every output element gathers the input taps that reach it,
 /// y[n, g*Mg + m, o] = b + sum_{c, k} x[n, g*Cg + c, i] * W[g*Cg + c, m, k]
@@ -677,6 +747,16 @@ struct ConvTransposeLowering : OpConversionPattern<g::ConvTransposeOp> {
       SmallVector<int64_t> outPad(n, 0);
       if (auto p = op.getOutputPadding())
         outPad.assign(p->begin(), p->end());
+      bool interleaved = n == 2 && op.getGroup() == 1;
+      for (size_t i = 0; i < n && interleaved; ++i)
+        interleaved = win->dilations[i] == 1 && win->lo[i] == 0 &&
+                      win->hi[i] == 0 && outPad[i] == 0 &&
+                      win->strides[i] == win->kernel[i];
+      if (interleaved) {
+        rewriter.replaceOp(
+            op, interleavedTranspose(rewriter, loc, x, w, adaptor.getB(), yt));
+        return success();
+      }
       rewriter.replaceOp(op,
                          gatherTranspose(rewriter, loc, x, w, adaptor.getB(),
                                          yt, *win, outPad, op.getGroup()));

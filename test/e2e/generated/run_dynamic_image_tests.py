@@ -56,6 +56,14 @@ def make_model(rng, spec):
                 ins.append(bias(f"b{k}", f))
             nodes.append(helper.make_node("Conv", ins, [out], **attrs))
             c = f
+        elif op == "ConvTranspose":
+            f = attrs.pop("f")
+            kh, kw = attrs["kernel_shape"]
+            ins = [y, weight(f"w{k}", (c, f, kh, kw))]
+            if attrs.pop("bias", True):
+                ins.append(bias(f"b{k}", f))
+            nodes.append(helper.make_node("ConvTranspose", ins, [out], **attrs))
+            c = f
         elif op == "MatMul":
             n = attrs["n"]
             nodes.append(helper.make_node("MatMul", [y, weight(f"w{k}", (c, n))], [out]))
@@ -105,6 +113,15 @@ CASES = [
         ("Conv", dict(f=32, kernel_shape=[1, 1])), ("Relu", {}),
         ("GlobalAveragePool", {})],
         shapes=[(1, 6, 6), (1, 48, 160), (2, 50, 77)]),
+    # Upsampling (taps do not overlap: a 1x1 convolution and an interleave),
+    # and overlapping taps with pads (a gather per output element).
+    dict(name="conv_transpose_2x2", c=12, layers=[
+        ("ConvTranspose", dict(f=8, kernel_shape=[2, 2], strides=[2, 2])), ("Relu", {})],
+        shapes=[(1, 1, 1), (1, 5, 7), (2, 20, 41)]),
+    dict(name="conv_transpose_3x3_s2", c=6, layers=[
+        ("ConvTranspose", dict(f=4, kernel_shape=[3, 3], strides=[2, 2],
+                               pads=[1, 1, 1, 1], bias=False))],
+        shapes=[(1, 3, 4), (1, 17, 9)]),
     dict(name="matmul_rows", c=48, rank=2, layers=[("MatMul", dict(n=40)), ("Relu", {})],
          shapes=[(1,), (7,), (8,), (9,), (70,), (150,)]),
 ]

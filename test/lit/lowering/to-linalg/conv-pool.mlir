@@ -258,9 +258,9 @@ func.func @avgpool_dynamic_image(%x: tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32>
 
 // -----
 
-// ConvTranspose over dynamic extents: each output element gathers the taps
-// on the stride grid inside the input (reduction over channels and taps,
-// the weight read in the body).
+// ConvTranspose over dynamic extents with overlapping taps: each output
+// element gathers the taps on the stride grid inside the input (reduction
+// over channels and taps, the weight read in the body).
 // CHECK-LABEL: func.func @conv_transpose_dynamic_image
 // CHECK: %[[TAPS:.*]] = tensor.empty() : tensor<4x2x2xf32>
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[TAPS]] : tensor<4x2x2xf32>)
@@ -271,6 +271,22 @@ func.func @avgpool_dynamic_image(%x: tensor<1x3x?x?xf32>) -> tensor<1x3x?x?xf32>
 // CHECK: arith.select
 func.func @conv_transpose_dynamic_image(%x: tensor<1x4x?x?xf32>, %w: tensor<4x2x2x2xf32>) -> tensor<1x2x?x?xf32> {
   %none = kiln_graph.NoValue : none
-  %0 = kiln_graph.ConvTranspose %x, %w, %none {strides = array<i64: 2, 2>} : (tensor<1x4x?x?xf32>, tensor<4x2x2x2xf32>, none) -> tensor<1x2x?x?xf32>
+  %0 = kiln_graph.ConvTranspose %x, %w, %none {strides = array<i64: 1, 2>} : (tensor<1x4x?x?xf32>, tensor<4x2x2x2xf32>, none) -> tensor<1x2x?x?xf32>
   return %0 : tensor<1x2x?x?xf32>
+}
+
+// -----
+
+// Taps that do not overlap (stride == kernel, no pads): a 1x1 convolution to
+// the taps [N, M*Kh*Kw, H, W], then each tap moved to its output pixel with
+// the bias, collapsed to [N, M, H*Kh, W*Kw].
+// CHECK-LABEL: func.func @conv_transpose_upsample_dynamic
+// CHECK: %[[F:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] output_shape [8, 4, 1, 1] : tensor<8x4xf32> into tensor<8x4x1x1xf32>
+// CHECK: %[[COLS:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%arg0, %[[F]] : tensor<?x4x?x?xf32>, tensor<8x4x1x1xf32>) {{.*}} -> tensor<?x8x?x?xf32>
+// CHECK: %[[TAPS:.*]] = tensor.expand_shape %[[COLS]] {{\[\[}}0], [1, 2, 3], [4], [5]] {{.*}} into tensor<?x2x2x2x?x?xf32>
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[TAPS]], %arg2 : tensor<?x2x2x2x?x?xf32>, tensor<2xf32>) outs(%{{.*}} : tensor<?x2x?x2x?x2xf32>)
+// CHECK: tensor.collapse_shape %[[OUT]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<?x2x?x2x?x2xf32> into tensor<?x2x?x?xf32>
+func.func @conv_transpose_upsample_dynamic(%x: tensor<?x4x?x?xf32>, %w: tensor<4x2x2x2xf32>, %b: tensor<2xf32>) -> tensor<?x2x?x?xf32> {
+  %0 = kiln_graph.ConvTranspose %x, %w, %b {strides = array<i64: 2, 2>} : (tensor<?x4x?x?xf32>, tensor<4x2x2x2xf32>, tensor<2xf32>) -> tensor<?x2x?x?xf32>
+  return %0 : tensor<?x2x?x?xf32>
 }
