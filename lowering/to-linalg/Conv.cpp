@@ -375,6 +375,34 @@ Value transposeColumns(OpBuilder &b, Location loc, Value x, Value w) {
   return tensor::ExpandShapeOp::create(b, loc, xt.clone(colsShape), cols, re);
 }
 
+/// A new tensor like `empty` holding `cols` read through `colsMap` over its
+/// loops, plus the bias along loop 1 where there is one: taps moved to their
+/// output pixels.
+Value moveTaps(OpBuilder &b, Location loc, Value cols, AffineMap colsMap,
+               Value bias, Value empty) {
+  auto type = cast<RankedTensorType>(empty.getType());
+  unsigned loops = type.getRank();
+  SmallVector<Value> ins = {cols};
+  SmallVector<AffineMap> maps = {colsMap};
+  if (!isAbsent(bias)) {
+    ins.push_back(bias);
+    maps.push_back(
+        AffineMap::get(loops, 0, {b.getAffineDimExpr(1)}, b.getContext()));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(loops));
+  return linalg::GenericOp::create(
+             b, loc, type, ins, ValueRange{empty}, maps,
+             IteratorTypes(loops, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location nl, ValueRange v) {
+               Value r =
+                   v.size() == 3
+                       ? arith::AddFOp::create(nb, nl, v[0], v[1]).getResult()
+                       : v[0];
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
 /// col2im when every output pixel is one tap of one input pixel (stride ==
 /// kernel, no dilation, the output inside the full extent): a permutation of
 /// cols [N, M, K..., I...] to [N, M, I1, K1, ...] (plus the bias), collapsed
@@ -397,25 +425,8 @@ Value interleaveColumns(OpBuilder &b, Location loc, Value cols, Value bias,
   for (int64_t i = 0; i < n; ++i)
     colsE.push_back(d(2 + 2 * i));
   auto type = ct.clone(shape);
-  SmallVector<Value> ins = {cols};
-  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, colsE, ctx)};
-  if (!isAbsent(bias)) {
-    ins.push_back(bias);
-    maps.push_back(AffineMap::get(numLoops, 0, {d(1)}, ctx));
-  }
-  maps.push_back(b.getMultiDimIdentityMap(numLoops));
-  Value out =
-      linalg::GenericOp::create(
-          b, loc, type, ins, ValueRange{emptyWithBatch(b, loc, type, cols)},
-          maps, IteratorTypes(numLoops, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location nl, ValueRange v) {
-            Value r =
-                v.size() == 3
-                    ? arith::AddFOp::create(nb, nl, v[0], v[1]).getResult()
-                    : v[0];
-            linalg::YieldOp::create(nb, nl, r);
-          })
-          .getResult(0);
+  Value out = moveTaps(b, loc, cols, AffineMap::get(numLoops, 0, colsE, ctx),
+                       bias, emptyWithBatch(b, loc, type, cols));
   SmallVector<ReassociationIndices> re = {{0}, {1}};
   for (int64_t i = 0; i < n; ++i)
     re.push_back({2 + 2 * i, 3 + 2 * i});
@@ -574,26 +585,10 @@ Value interleavedTranspose(OpBuilder &b, Location loc, Value x, Value w,
   Value empty = tensor::EmptyOp::create(b, loc, out6.getShape(), elt, dyn);
   MLIRContext *ctx = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<Value> ins = {taps};
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {d(0), d(1), d(3), d(5), d(2), d(4)}, ctx)};
-  if (!isAbsent(bias)) {
-    ins.push_back(bias);
-    maps.push_back(AffineMap::get(6, 0, {d(1)}, ctx));
-  }
-  maps.push_back(b.getMultiDimIdentityMap(6));
   Value out =
-      linalg::GenericOp::create(
-          b, loc, out6, ins, ValueRange{empty}, maps,
-          IteratorTypes(6, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location nl, ValueRange v) {
-            Value r =
-                v.size() == 3
-                    ? arith::AddFOp::create(nb, nl, v[0], v[1]).getResult()
-                    : v[0];
-            linalg::YieldOp::create(nb, nl, r);
-          })
-          .getResult(0);
+      moveTaps(b, loc, taps,
+               AffineMap::get(6, 0, {d(0), d(1), d(3), d(5), d(2), d(4)}, ctx),
+               bias, empty);
   out = tensor::CollapseShapeOp::create(
       b, loc, out, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
   if (out.getType() == yt)
