@@ -123,6 +123,20 @@ static void resolve_dims(const kiln_tensor_info *info, const int64_t *bindings,
   }
 }
 
+/* The dims table the model's run takes: each input's dims, then each
+ * output's as `bindings` give them (-1 where only the run knows). */
+static void write_dims_table(const kiln_model_desc *d,
+                             const kiln_tensor *inputs, const int64_t *bindings,
+                             int64_t *dims) {
+  for (int64_t i = 0; i < d->num_inputs; ++i)
+    for (int32_t k = 0; k < inputs[i].rank; ++k)
+      *dims++ = inputs[i].dims[k];
+  for (int64_t i = 0; i < d->num_outputs; ++i) {
+    resolve_dims(&d->outputs[i], bindings, dims);
+    dims += d->outputs[i].rank;
+  }
+}
+
 void kiln_rt_release_outputs(kiln_context *ctx) {
   const kiln_model_desc *d = ctx->model->desc;
   void **blocks = ctx->buffers + d->num_inputs + d->num_outputs;
@@ -186,14 +200,8 @@ kiln_status kiln_model_arena_bytes_for(const kiln_model *model,
   kiln_status st =
       kiln_rt_bind_inputs(model, inputs, num_inputs, bindings, bound_by);
   if (st == KILN_STATUS_OK) {
-    int64_t *table = bound_by + d->num_symbols, *dims = table;
-    for (int64_t i = 0; i < num_inputs; ++i)
-      for (int32_t k = 0; k < inputs[i].rank; ++k)
-        *dims++ = inputs[i].dims[k];
-    for (int64_t i = 0; i < d->num_outputs; ++i) {
-      resolve_dims(&d->outputs[i], bindings, dims);
-      dims += d->outputs[i].rank;
-    }
+    int64_t *table = bound_by + d->num_symbols;
+    write_dims_table(d, inputs, bindings, table);
     *bytes = d->arena_bytes_for && !d->device ? d->arena_bytes_for(table)
                                               : d->arena_bytes;
   }
@@ -220,10 +228,12 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
   if (num_outputs > 0 && !outputs)
     return kiln_rt_fail(KILN_STATUS_INVALID_ARGUMENT, "outputs is NULL");
 
+  /* The inferred output dims go straight into the table handed to the
+   * model; the caller's outputs must have them. */
+  write_dims_table(d, inputs, ctx->bindings, ctx->dims);
   int64_t *dims = ctx->dims;
   for (int64_t i = 0; i < num_inputs; ++i) {
-    for (int32_t k = 0; k < inputs[i].rank; ++k)
-      *dims++ = inputs[i].dims[k];
+    dims += inputs[i].rank;
     ctx->buffers[i] = inputs[i].data;
   }
   for (int64_t i = 0; i < num_outputs; ++i) {
@@ -233,7 +243,6 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
       /* The run allocates it; only the type is the caller's to give. */
       if (t->dtype != info->dtype || t->rank != info->rank)
         return check_header("output", info, t); /* says which */
-      resolve_dims(info, ctx->bindings, dims);
       dims += info->rank;
       ctx->buffers[num_inputs + i] = NULL;
       continue;
@@ -241,8 +250,6 @@ kiln_status kiln_run(kiln_context *ctx, const kiln_tensor *inputs,
     st = check_header("output", info, t);
     if (st != KILN_STATUS_OK)
       return st;
-    /* The inferred dims go straight into the table handed to the model. */
-    resolve_dims(info, ctx->bindings, dims);
     for (int32_t k = 0; k < t->rank; ++k)
       if (t->dims[k] != dims[k])
         return kiln_rt_fail(KILN_STATUS_SHAPE_MISMATCH,
