@@ -16,15 +16,11 @@ bool isComputableOnEntry(Value v, func::FuncOp fn,
                          DenseMap<Value, bool> &memo) {
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
-  memo[v] = false; // no cycles in SSA, but be safe while recursing
   bool ok = false;
+  // Arguments are tensors' buffers: only their dims (below) may be read.
   Operation *def = v.getDefiningOp();
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    // Arguments are tensors' buffers: only their dims may be read.
-    ok = false;
-    (void)arg;
-  } else if (def->getParentOp() == fn.getOperation() &&
-             def->getNumRegions() == 0 && isMemoryEffectFree(def)) {
+  if (def && def->getParentOp() == fn.getOperation() &&
+      def->getNumRegions() == 0 && isMemoryEffectFree(def)) {
     if (auto dim = dyn_cast<memref::DimOp>(def)) {
       auto source = dyn_cast<BlockArgument>(dim.getSource());
       ok = source && source.getOwner()->getParentOp() == fn.getOperation() &&

@@ -160,7 +160,7 @@ struct BlockDynamicImagesPass
         map.map(init, b.clone(*def)->getResult(0));
       return b.clone(*m.op.getOperation(), map)->getResult(0);
     }
-    auto [bh, bw] = levels.front();
+    int64_t bh = levels.front().first, bw = levels.front().second;
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -199,13 +199,15 @@ struct BlockDynamicImagesPass
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, l, v);
     };
-    SmallVector<Value> dynamicDims;
-    for (int64_t d = 0; d < 4; ++d)
-      if (outType.isDynamicDim(d))
-        dynamicDims.push_back(tensor::DimOp::create(b, l, init, d));
     Value n = tensor::DimOp::create(b, l, init, 0);
     Value oh = tensor::DimOp::create(b, l, init, 2);
     Value ow = tensor::DimOp::create(b, l, init, 3);
+    // The channels are static (matchImageOp).
+    SmallVector<Value> dynamicDims;
+    for (auto [d, extent] : llvm::zip(std::array<int64_t, 3>{0, 2, 3},
+                                      std::array<Value, 3>{n, oh, ow}))
+      if (outType.isDynamicDim(d))
+        dynamicDims.push_back(extent);
     Value lastRow = arith::SubIOp::create(b, l, oh, index(bh));
     Value lastCol = arith::SubIOp::create(b, l, ow, index(bw));
     Value result = tensor::EmptyOp::create(
