@@ -23,14 +23,21 @@ void KernelDialect::registerAttributes() {
 
 llvm::ArrayRef<llvm::StringRef> CpuScheduleAttr::getStrategies() {
   static const llvm::StringRef strategies[] = {
-      "contraction", "im2col", "blocked_im2col", "direct",
-      "depthwise",   "rows",   "scalar"};
+      "contraction", "im2col",      "blocked_im2col", "im2col_transposed",
+      "winograd_f4", "winograd_f2", "direct",         "depthwise",
+      "rows",        "scalar"};
   return strategies;
 }
 
+/// The strategies whose products run the contraction kernel (and need its
+/// tiles).
+static bool isContractionStrategy(llvm::StringRef strategy) {
+  return llvm::is_contained(CpuScheduleAttr::getStrategies().take_front(6),
+                            strategy);
+}
+
 bool CpuScheduleAttr::usesContractionKernel() const {
-  return llvm::is_contained({"contraction", "im2col", "blocked_im2col"},
-                            getStrategy());
+  return isContractionStrategy(getStrategy());
 }
 
 LogicalResult CpuScheduleAttr::verify(
@@ -64,8 +71,7 @@ LogicalResult CpuScheduleAttr::verify(
                              {"accumulators", accumulators}})
     if (value < 0)
       return emitError() << name << " must be >= 0, not " << value;
-  bool contraction =
-      llvm::is_contained({"contraction", "im2col", "blocked_im2col"}, strategy);
+  bool contraction = isContractionStrategy(strategy);
   if (contraction) {
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"tile_m", tileM},
                                {"tile_n", tileN},

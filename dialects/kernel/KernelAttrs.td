@@ -18,7 +18,10 @@ def Kernel_CpuScheduleAttr : AttrDef<Kernel_Dialect, "CpuSchedule"> {
     - `strategy`: the kernel path. `contraction` (cache blocks and a
       register-tile kernel), `im2col` and `blocked_im2col` (convolutions as
       a gather plus the contraction kernel; blocked gathers one cache-sized
-      block of output rows at a time), `direct` (the convolution as it is:
+      block of output rows at a time), `winograd_f4` and `winograd_f2` (3x3
+      stride-1 convolutions as Winograd F(4x4,3x3) or F(2x2,3x3): input and
+      output transforms around one contraction per transformed tap, the
+      filter transformed at compile time), `direct` (the convolution as it is:
       scalar loops), `depthwise` (the depthwise vector kernel), `rows` (vector
       rows for elementwise ops and innermost reductions), `scalar`.
     - `vector_bits`: register width the tiles are sized for (0: no vector

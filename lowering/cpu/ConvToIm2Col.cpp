@@ -10,6 +10,8 @@
 #include "lowering/cpu/Schedule.h"
 #include "lowering/cpu/Transforms.h"
 
+#include "dialects/graph/ConstantData.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -90,7 +92,8 @@ Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
 /// collapses into the matmul view are free. Batch 1 gives a named
 /// linalg.matmul. A 1x1 convolution with unit strides needs no gather.
 FailureOr<Operation *> cpu::rewriteConvInIm2Col(RewriterBase &rewriter,
-                                                linalg::Conv2DNchwFchwOp conv) {
+                                                linalg::Conv2DNchwFchwOp conv,
+                                                int64_t pixelRows) {
   FailureOr<ConvShape> shape = getConvShape(conv);
   if (failed(shape))
     return rewriter.notifyMatchFailure(conv, "not static");
@@ -118,10 +121,26 @@ FailureOr<Operation *> cpu::rewriteConvInIm2Col(RewriterBase &rewriter,
     cols = buildGather(rewriter, loc, s, x, empty);
   }
 
-  Value w2 = tensor::CollapseShapeOp::create(
-      rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   Operation *contraction;
   Value result;
+  std::optional<ConstantData> weights;
+  if (pixelRows > 0 && s.n == 1 && s.elt.isF32())
+    weights = getConstantData(w);
+  if (weights) {
+    Value cols2 = tensor::CollapseShapeOp::create(
+        rewriter, loc, cols,
+        SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5}});
+    SmallVector<ReassociationIndices> outRe = {{0, 1}, {2, 3}};
+    Value out2 = tensor::CollapseShapeOp::create(rewriter, loc, out, outRe);
+    auto [product, sum] =
+        buildPixelRowProduct(rewriter, loc, cols2, *weights, out2, pixelRows);
+    result = tensor::ExpandShapeOp::create(rewriter, loc, ot, sum, outRe);
+    inheritSchedule(conv, product);
+    rewriter.replaceOp(conv, result);
+    return product;
+  }
+  Value w2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   if (s.n == 1) {
     Value cols2 = tensor::CollapseShapeOp::create(
         rewriter, loc, cols,
@@ -550,7 +569,17 @@ cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
   // Integer convolutions take upstream's rewrite.
   if (!isa<FloatType>(getElementTypeOrSelf(conv.getOutputs()[0].getType())))
     return upstream();
-  if (schedule.getStrategy() == "blocked_im2col") {
+  StringRef strategy = schedule.getStrategy();
+  if (strategy == "winograd_f4" || strategy == "winograd_f2") {
+    FailureOr<Operation *> winograd = rewriteConvInWinograd(
+        rewriter, conv, strategy == "winograd_f4" ? 4 : 2, schedule.getRegN());
+    if (succeeded(winograd))
+      return winograd;
+    remarkSlowPath(op, "im2col instead of Winograd",
+                   "Winograd needs a static f32 3x3 stride-1 convolution "
+                   "with a constant filter");
+  }
+  if (strategy == "blocked_im2col") {
     FailureOr<Operation *> blocked = rewriteConvInBlockedIm2Col(
         rewriter, conv, {schedule.getBlockBytes(), schedule.getThreads()});
     if (succeeded(blocked))
@@ -558,7 +587,8 @@ cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
     remarkSlowPath(op, "im2col without blocks",
                    "the blocked rewrite needs batch 1 and static shapes");
   }
-  FailureOr<Operation *> plain = rewriteConvInIm2Col(rewriter, conv);
+  FailureOr<Operation *> plain = rewriteConvInIm2Col(
+      rewriter, conv, strategy == "im2col_transposed" ? schedule.getRegN() : 0);
   if (succeeded(plain))
     return plain;
   return upstream();

@@ -58,6 +58,9 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
            "multiply-add counts as one lane of an FMA). Vectorized ops this "
            "small finish in microseconds; splitting them moves their data "
            "between cores' caches, which costs more than a core saves">,
+    Option<"winograd", "winograd", "int64_t", "1",
+           "Run 3x3 stride-1 f32 convolutions with enough channels and "
+           "output tiles as Winograd F(4x4,3x3) or F(2x2,3x3) (0: never)">,
     Option<"convToIm2Col", "conv-to-im2col", "int64_t", "1",
            "Run 2-D convolutions as im2col plus the contraction kernel (0: "
            "direct convolutions)">,

@@ -34,7 +34,9 @@ StringRef getTunableKind(Operation *op) {
 }
 
 ArrayRef<StringRef> getStrategiesFor(StringRef kind) {
-  static const StringRef conv[] = {"im2col", "blocked_im2col", "direct"};
+  static const StringRef conv[] = {
+      "im2col",      "blocked_im2col", "im2col_transposed",
+      "winograd_f4", "winograd_f2",    "direct"};
   static const StringRef im2col[] = {"im2col", "direct"};
   static const StringRef depthwise[] = {"depthwise", "direct"};
   static const StringRef contraction[] = {"contraction", "scalar"};

@@ -16,6 +16,8 @@
 #include "lowering/cpu/Schedule.h"
 #include "lowering/cpu/Transforms.h"
 
+#include "dialects/graph/ConstantData.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
@@ -251,6 +253,14 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     if (!hasStaticShapes(conv))
       return direct(f, "dynamic shapes");
     f.strategy = "im2col";
+    if (std::optional<StringRef> w = winogradStrategy(conv)) {
+      f.strategy = *w;
+      return f;
+    }
+    if (pixelRowsPay(conv, f)) {
+      f.strategy = "im2col_transposed";
+      return f;
+    }
     auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
     auto w = cast<ShapedType>(conv.getInputs()[1].getType());
     int64_t n = out.getDimSize(0), oh = out.getDimSize(2),
@@ -277,6 +287,43 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       }
     }
     return f;
+  }
+
+  /// Winograd F(4x4,3x3) where it pays: 4x fewer products than im2col,
+  /// but 4x the weights (36 transformed taps for 9), which stream from
+  /// memory inside a model: each transformed weight must serve 32 tiles or
+  /// more (256 channels at 14x14, 16 tiles: 1.9 ms im2col against 2.0 ms
+  /// Winograd inside ResNet-50, though 1.6 against 1.0 with the weights in
+  /// cache; 128 channels at 28x28, 49 tiles: 1.9 against 1.2). Channels
+  /// enough that the products outweigh the transforms (O(C + F) per tile
+  /// against O(C F)), and transformed taps and products (36 (C + F) floats
+  /// a tile) within four times the cache, beyond which their traffic costs
+  /// what the products save. F(2x2,3x3) is left to the tuner: at 7x7 the
+  /// pixel-row product beats it (2.1 against 2.5 ms a 512-channel layer).
+  std::optional<StringRef> winogradStrategy(linalg::Conv2DNchwFchwOp conv) {
+    if (!winograd || !isWinogradConv(conv))
+      return std::nullopt;
+    auto w = cast<ShapedType>(conv.getInputs()[1].getType());
+    int64_t fout = w.getDimSize(0), c = w.getDimSize(1);
+    int64_t tiles = winogradTiles(conv, 4);
+    if (fout < 32 || c < 32 || tiles < 32 ||
+        36 * (c + fout) * tiles * 4 > 4 * cacheBytes)
+      return std::nullopt;
+    return StringRef("winograd_f4");
+  }
+
+  /// The product with output pixels as rows, for a batch-1 convolution with
+  /// a constant f32 filter whose pixels fill fewer than four register tiles
+  /// of columns (7x7 and smaller maps): in the usual orientation their 49
+  /// columns split into register tiles of 32, 16 and 1, each reading the
+  /// weights again. Needs whole panels of channels.
+  bool pixelRowsPay(linalg::Conv2DNchwFchwOp conv, const Fields &f) {
+    auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
+    if (out.getDimSize(0) != 1 || !out.getElementType().isF32() ||
+        out.getDimSize(1) % f.regN != 0 ||
+        out.getDimSize(2) * out.getDimSize(3) >= 4 * f.regN)
+      return false;
+    return getConstantData(conv.getInputs()[1]).has_value();
   }
 
   /// A slow path, and why it was taken (reported after any override).

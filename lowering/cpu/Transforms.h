@@ -12,6 +12,7 @@
 #ifndef KILN_LOWERING_CPU_TRANSFORMS_H
 #define KILN_LOWERING_CPU_TRANSFORMS_H
 
+#include "dialects/graph/ConstantData.h"
 #include "dialects/kernel/KernelAttrs.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,10 +33,24 @@ using ScheduleControlFn =
 
 /// Rewrites a static NCHW convolution on tensors as an im2col gather (none
 /// for a 1x1, unit-stride convolution) and a contraction; returns the
-/// contraction, which inherits the convolution's schedule.
+/// contraction, which inherits the convolution's schedule. With
+/// `pixelRows` > 0 (batch 1, f32, constant filter) the product is
+/// transposed: output pixels as its rows, channels as its columns, the
+/// weights packed in panels of `pixelRows` channels (buildPixelRowProduct).
 mlir::FailureOr<mlir::Operation *>
 rewriteConvInIm2Col(mlir::RewriterBase &rewriter,
-                    mlir::linalg::Conv2DNchwFchwOp conv);
+                    mlir::linalg::Conv2DNchwFchwOp conv, int64_t pixelRows = 0);
+
+/// `out` + (cols^T w^T)^T, for gathered columns `cols` [K, P] and a
+/// constant filter `w` [F, K] (f32): the product runs with the P pixels as
+/// rows and the F channels as vector columns, so the weights stream through
+/// the register tiles once however few pixels there are. w^T is packed at
+/// compile time into `panel`-channel panels ([F / panel, K, panel], each
+/// contiguous), one product per panel on threads, when `panel` divides F.
+/// Returns the (first) product and the sum, `out`'s type ([F, P]).
+std::pair<mlir::Operation *, mlir::Value>
+buildPixelRowProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cols,
+                     const ConstantData &w, mlir::Value out, int64_t panel);
 
 struct BlockedIm2ColOptions {
   /// Largest im2col scratch tile, in bytes.
@@ -67,7 +82,24 @@ mlir::FailureOr<llvm::SmallVector<mlir::Operation *>>
 rewriteGroupedConvInIm2Col(mlir::RewriterBase &rewriter,
                            mlir::linalg::Conv2DNgchwGfchwOp conv);
 
-/// Applies a convolution schedule (`im2col`, `blocked_im2col`; `direct`
+/// Whether Winograd F(m x m, 3 x 3) applies to `conv`: static f32, 3x3,
+/// unit strides and dilations, constant filter (WinogradConv.cpp).
+bool isWinogradConv(mlir::linalg::Conv2DNchwFchwOp conv);
+/// The output tiles of F(m x m, 3 x 3) over `conv`'s output (all images).
+int64_t winogradTiles(mlir::linalg::Conv2DNchwFchwOp conv, int64_t m);
+/// Rewrites `conv` as Winograd F(m x m, 3 x 3), m = 2 or 4: input
+/// transform, one contraction per transformed tap (in an scf.forall over
+/// the taps), output transform plus the convolution's init; returns the
+/// contraction, which inherits the convolution's schedule. With fewer tiles
+/// than four `panel`s the products take the tiles as rows and the channels
+/// as columns, the transformed weights packed in `panel`-channel panels.
+mlir::FailureOr<mlir::Operation *>
+rewriteConvInWinograd(mlir::RewriterBase &rewriter,
+                      mlir::linalg::Conv2DNchwFchwOp conv, int64_t m,
+                      int64_t panel);
+
+/// Applies a convolution schedule (`im2col`, `blocked_im2col`,
+/// `winograd_f4`, `winograd_f2`; `direct`
 /// fails) to linalg.conv_2d_nchw_fchw, conv_2d_nhwc_hwcf or (per group)
 /// conv_2d_ngchw_gfchw, with upstream's im2col where kiln's does not apply;
 /// returns the (first) contraction.

@@ -2,7 +2,8 @@
 //
 // Tasks are the ops kiln-cpu-select-schedule writes a schedule on; their
 // knobs are the fields of #kiln_kernel.cpu_schedule that change the code:
-// the algorithm (im2col, blocked im2col), register and cache tiles of the
+// the algorithm (im2col, blocked im2col, pixel-row im2col, Winograd
+// F(4x4,3x3) and F(2x2,3x3) for 3x3 filters), register and cache tiles of the
 // contraction kernel, packing, the block of a blocked im2col, the depthwise
 // kernel's accumulators, and the thread split when the library runs on
 // more than one thread. Every knob's list holds the heuristic's value, so
@@ -141,9 +142,19 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
   if (contraction) {
     std::vector<StringRef> strategies =
         op.kind == "conv"
-            ? std::vector<StringRef>{"im2col", "blocked_im2col"}
+            ? std::vector<StringRef>{"im2col", "blocked_im2col",
+                                     "im2col_transposed"}
             : std::vector<StringRef>{op.kind == "contraction" ? "contraction"
                                                               : "im2col"};
+    // Winograd for 3x3 filters (loops n, f, oh, ow, c, kh, kw); a candidate
+    // whose convolution it does not fit (strides, a filter known at run
+    // time) runs im2col and says so in a remark.
+    const std::vector<int64_t> &loops = op.loopRanges;
+    if (op.kind == "conv" && loops.size() == 7 && loops[5] == 3 &&
+        loops[6] == 3) {
+      strategies.push_back("winograd_f4");
+      strategies.push_back("winograd_f2");
+    }
     knobs[Strategy].name = "strategy";
     for (auto [i, s] : llvm::enumerate(strategies)) {
       knobs[Strategy].values.push_back(i);

@@ -25,6 +25,7 @@ scheduleFields() {
           {"parallel", &CpuScheduleOptions::parallel},
           {"min_parallel_work", &CpuScheduleOptions::minParallelWork},
           {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col},
+          {"winograd", &CpuScheduleOptions::winograd},
           {"block_bytes", &CpuScheduleOptions::blockBytes},
           {"max_chunks", &CpuScheduleOptions::maxChunks},
           {"cache_bytes", &CpuScheduleOptions::cacheBytes},

@@ -32,7 +32,8 @@ def save_case(model, arrays, work):
 
 
 def save_conv_case(op_type, name, x, w, b, const_w, xdims, ydims, opset, work, **attrs):
-    """A one-node Conv/ConvTranspose model over input x (dims `xdims`, which may name a
+    """A one-node Conv/ConvTranspose model (the node named `name`, which schedule files
+    key) over input x (dims `xdims`, which may name a
     symbolic batch), weight w (an initializer when `const_w`, else a second graph input)
     and optional bias b; writes it with its inputs as save_case does."""
     from onnx import TensorProto, helper, numpy_helper
@@ -47,7 +48,7 @@ def save_conv_case(op_type, name, x, w, b, const_w, xdims, ydims, opset, work, *
     if b is not None:
         inits.append(numpy_helper.from_array(b, "b"))
         names.append("b")
-    node = helper.make_node(op_type, names, ["y"], **attrs)
+    node = helper.make_node(op_type, names, ["y"], name=name, **attrs)
     graph = helper.make_graph([node], name, inputs,
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, ydims)],
                               initializer=inits)

@@ -8,7 +8,7 @@
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-key.json}))' 2>&1 | FileCheck %s --check-prefix=KEY
 // KEY: error: schedule file '{{.*}}bad-key.json': entry 'conv1': unknown key 'tile_q' (known: strategy, vector_bits, tile_m,
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-strategy.json}))' 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: error: {{.*}}schedule of 'conv1#{{[0-9a-f]+}}': strategy 'depthwise' does not fit linalg.conv_2d_nchw_fchw (fits: im2col, blocked_im2col, direct)
+// STRATEGY: error: {{.*}}schedule of 'conv1#{{[0-9a-f]+}}': strategy 'depthwise' does not fit linalg.conv_2d_nchw_fchw (fits: im2col, blocked_im2col, im2col_transposed, winograd_f4, winograd_f2, direct)
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-value.json}))' 2>&1 | FileCheck %s --check-prefix=VALUE
 // VALUE: error: {{.*}}schedule of 'conv1#{{[0-9a-f]+}}': strategy 'im2col' needs reg_m > 0
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/no-such-file.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""3x3 convolutions through Winograd and pixel-row products, checked against float64.
+
+    /usr/bin/python3 test/e2e/generated/run_winograd_tests.py --kiln build/bin/kiln
+        [--ort-dir build/ort] [--filter REGEX] [--tol 1e-4] [--keep]
+
+The CPU backend runs 3x3 stride-1 f32 convolutions with a constant filter as Winograd
+F(4x4,3x3) or F(2x2,3x3) (input transform, one product per transformed tap with the
+tiles as its columns or, for fewer tiles, its rows, output transform plus the bias),
+and convolutions with few output pixels as a product with the pixels as rows and the
+filter packed in channel panels. Each case is compiled with the default heuristics and
+with every one of those strategies forced through a schedule file, for the host CPU
+(512-bit vectors where it has them) and for x86-64-v3 (256-bit vectors: other panel
+widths), so that every path meets every shape: output sizes that are and are not
+multiples of the tile, a batch of two, asymmetric pads, channel counts that do not fill
+a panel, tiny channel counts, and a filter fed at run time (which no transform
+applies to). ONNX Runtime (graph optimisations disabled) and a float64 numpy
+implementation of the ONNX definition must agree before kiln's output is compared
+with them: max|kiln - ref| / max|ref| <= --tol (F(4x4,3x3) rounds its transforms'
+sixths and twenty-fourths: about 1e-5 of the output's range at 512 channels).
+Prints one line per case and compilation and `N passed, N failed`; exits non-zero on
+any failure.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+import generated_cases as gen
+from run_conv_tests import reference
+
+SEED = 2718
+
+# name: (input shape [N, C, H, W], output channels, pads [top, left, bottom, right],
+#        bias, weight is an initializer)
+CASES = {
+    # 8x8 tiles of F(4x4): 64 tiles, the products take them as rows.
+    "w30_64to64": ((1, 64, 30, 30), 64, [1, 1, 1, 1], True, True),
+    # 40 channels fill no panel: tiles as columns; 27 = 6 tiles of 4 and 3 cropped.
+    "w27_48to40_nobias": ((1, 48, 27, 27), 40, [1, 1, 1, 1], False, True),
+    # A batch of two: tiles of both images in one product.
+    "w13_batch2_32to64": ((2, 32, 13, 13), 64, [1, 1, 1, 1], True, True),
+    # Asymmetric pads, a non-square map, an odd channel count.
+    "h10w17_pads_33to32": ((1, 33, 10, 17), 32, [0, 1, 2, 1], True, True),
+    # Few pixels, many channels: the pixel-row product by default.
+    "w7_256to512": ((1, 256, 7, 7), 512, [1, 1, 1, 1], True, True),
+    # Large maps: tiles as columns, more than one column block.
+    "w57_32to32": ((1, 32, 57, 57), 32, [1, 1, 1, 1], True, True),
+    # Channels too few for the heuristics; forced, the transforms still hold.
+    "w6_8to8": ((1, 8, 6, 6), 8, [1, 1, 1, 1], True, True),
+    # A filter fed at run time: no compile-time transform, im2col instead.
+    "w20_weight_input": ((1, 32, 20, 20), 32, [1, 1, 1, 1], True, False),
+}
+
+STRATEGIES = ["winograd_f4", "winograd_f2", "im2col_transposed"]
+CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
+
+
+def compilations(name, work):
+    """(label, extra compile arguments): the defaults, then each strategy forced."""
+    out = []
+    for cpu, args in CPUS:
+        out.append((cpu, args))
+        for strategy in STRATEGIES:
+            path = os.path.join(work, f"{strategy}.json")
+            with open(path, "w") as f:
+                json.dump({name: {"strategy": strategy}}, f)
+            out.append((f"{cpu} {strategy}", args + ["--schedule-file", path]))
+    return out
+
+
+def check_case(args, name, spec, work):
+    """Returns [(label, ok, message)], one per compilation."""
+    xshape, f, pads, has_bias, const_w = spec
+    rng = np.random.default_rng([SEED, sum(map(ord, name))])
+    x = rng.standard_normal(xshape).astype(np.float32)
+    w = rng.standard_normal([f, xshape[1], 3, 3]).astype(np.float32)
+    b = rng.standard_normal([f]).astype(np.float32) if has_bias else None
+    ref = reference(x, w, b, [1, 1], [1, 1], pads, 1)
+    model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),
+                                       list(ref.shape), 13, work, kernel_shape=[3, 3],
+                                       pads=pads)
+    return gen.check_against_references(args, model, inputs, ref, work,
+                                        compilations(name, work))
+
+
+if __name__ == "__main__":
+    sys.exit(gen.main(__doc__, "kiln_winograd_", CASES, check_case))
