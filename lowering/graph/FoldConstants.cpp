@@ -41,9 +41,16 @@ constexpr int64_t kMaxFoldElements = int64_t(64) << 20;
 /// size that only fattens the binary, so such ops stay run-time ops.
 constexpr int64_t kMaxBroadcastFoldElements = int64_t(64) << 10;
 
-static RankedTensorType foldableResult(Value result) {
+/// Transposes and reshapes of a constant move its bytes: the result takes
+/// the place of an input that is usually dead afterwards, so the bound is
+/// the memory a compile may take (VGG's first classifier weight has 103M
+/// elements, and read across its rows at run time it took 320 ms).
+constexpr int64_t kMaxMoveFoldElements = int64_t(256) << 20;
+
+static RankedTensorType foldableResult(Value result,
+                                       int64_t limit = kMaxFoldElements) {
   auto t = dyn_cast<RankedTensorType>(result.getType());
-  return t && t.hasStaticShape() && t.getNumElements() <= kMaxFoldElements
+  return t && t.hasStaticShape() && t.getNumElements() <= limit
              ? t
              : RankedTensorType();
 }
@@ -251,7 +258,10 @@ template <typename OpTy> struct FoldConstantInputs : OpRewritePattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    RankedTensorType type = foldableResult(op->getResult(0));
+    bool moves = isa<g::TransposeOp, g::ReshapeOp, g::FlattenOp,
+                     g::SqueezeOp, g::UnsqueezeOp>(op.getOperation());
+    RankedTensorType type = foldableResult(
+        op->getResult(0), moves ? kMaxMoveFoldElements : kMaxFoldElements);
     if (!type)
       return rewriter.notifyMatchFailure(op, "result is not static or too big");
     FailureOr<ElementsAttr> value = evaluate(op, type);
@@ -277,7 +287,7 @@ struct PretransposeGemmWeight : OpRewritePattern<g::GemmOp> {
         !type.hasStaticShape() || !op.getB().getDefiningOp<g::ConstantOp>())
       return rewriter.notifyMatchFailure(op, "B is not a constant matrix");
     auto transposedType = type.clone({type.getDimSize(1), type.getDimSize(0)});
-    if (!foldableResult(op.getB()))
+    if (!foldableResult(op.getB(), kMaxMoveFoldElements))
       return rewriter.notifyMatchFailure(op, "B is too big to fold");
     Value b =
         g::TransposeOp::create(rewriter, op.getLoc(), transposedType, op.getB(),
