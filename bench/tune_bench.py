@@ -19,8 +19,8 @@ many trials the model-guided and the random search need.
     first trial at which each search came within 5 % of it ("-" if never).
 
 Models: cls, det, encoder are the real models of test/e2e (static-shape
-copies); conv is bench/make_models.py's three 3x3 convs; resnet18/resnet50
-are torchvision architectures with seeded random weights, exported at
+copies); conv is bench/make_models.py's three 3x3 convs; any other name
+(resnet18, vgg11, ...) is a torchvision architecture with seeded random weights, exported at
 1x3x224x224 (python3-torchvision; no downloads).
 """
 
@@ -64,15 +64,15 @@ def prepare(name, work):
     elif name == "conv":
         run([sys.executable, os.path.join(BENCH_DIR, "make_models.py"), work])
         os.replace(os.path.join(work, "conv3x3_64.onnx"), path)
-    elif name.startswith("resnet") or name.startswith("mobilenet"):
+    else:
         import torch
         import torchvision
+        if not hasattr(torchvision.models, name):
+            raise ValueError(f"unknown model {name}")
         torch.manual_seed(0)
         net = getattr(torchvision.models, name)(weights=None).eval()
         torch.onnx.export(net, torch.randn(1, 3, 224, 224), path, opset_version=13,
                           input_names=["x"], output_names=["y"])
-    else:
-        raise ValueError(f"unknown model {name}")
     return path
 
 

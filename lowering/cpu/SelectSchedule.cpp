@@ -297,8 +297,8 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// cache; 128 channels at 28x28, 49 tiles: 1.9 against 1.2). Channels
   /// enough that the products outweigh the transforms (O(C + F) per tile
   /// against O(C F)), and transformed taps and products (36 (C + F) floats
-  /// a tile) within four times the cache, beyond which their traffic costs
-  /// what the products save. F(2x2,3x3) is left to the tuner: at 7x7 the
+  /// a tile) within four times the cache or channels enough to pay for
+  /// their traffic (below). F(2x2,3x3) is left to the tuner: at 7x7 the
   /// pixel-row product beats it (2.1 against 2.5 ms a 512-channel layer).
   std::optional<StringRef> winogradStrategy(linalg::Conv2DNchwFchwOp conv) {
     if (!winograd || !isWinogradConv(conv))
@@ -306,8 +306,14 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     auto w = cast<ShapedType>(conv.getInputs()[1].getType());
     int64_t fout = w.getDimSize(0), c = w.getDimSize(1);
     int64_t tiles = winogradTiles(conv, 4);
-    if (fout < 32 || c < 32 || tiles < 32 ||
-        36 * (c + fout) * tiles * 4 > 4 * cacheBytes)
+    if (fout < 32 || c < 32 || tiles < 32)
+      return std::nullopt;
+    // Beyond the cache the transformed data goes to memory and back: 36
+    // (C + F) floats a tile, against the 4 C F products per pixel saved, a
+    // trade that pays from C F / (C + F) = 64 on (VGG's 128 -> 256 at
+    // 56x56: 14.4 ms im2col, 9.0 F(2x2)).
+    if (36 * (c + fout) * tiles * 4 > 4 * cacheBytes &&
+        c * fout < 64 * (c + fout))
       return std::nullopt;
     return StringRef("winograd_f4");
   }
