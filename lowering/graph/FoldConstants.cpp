@@ -258,8 +258,8 @@ template <typename OpTy> struct FoldConstantInputs : OpRewritePattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    bool moves = isa<g::TransposeOp, g::ReshapeOp, g::FlattenOp,
-                     g::SqueezeOp, g::UnsqueezeOp>(op.getOperation());
+    bool moves = isa<g::TransposeOp, g::ReshapeOp, g::FlattenOp, g::SqueezeOp,
+                     g::UnsqueezeOp>(op.getOperation());
     RankedTensorType type = foldableResult(
         op->getResult(0), moves ? kMaxMoveFoldElements : kMaxFoldElements);
     if (!type)
