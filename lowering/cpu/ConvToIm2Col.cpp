@@ -618,6 +618,19 @@ template <typename ConvOp> struct ApplyConvSchedule : OpRewritePattern<ConvOp> {
 struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
 
+  /// Batched products with the contraction kernel's schedule: a loop of
+  /// 2-D products.
+  void rewriteBatchedProducts(RewriterBase &rewriter) {
+    SmallVector<linalg::BatchMatmulOp> batched;
+    getOperation().walk([&](linalg::BatchMatmulOp op) {
+      kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
+      if (schedule && schedule.usesContractionKernel())
+        batched.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : batched)
+      (void)rewriteBatchMatmulAsLoop(rewriter, op);
+  }
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> convs;
@@ -626,8 +639,10 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
               linalg::Conv2DNgchwGfchwOp>(op))
         convs.push_back(op);
     });
-    if (convs.empty())
+    if (convs.empty()) {
+      rewriteBatchedProducts(rewriter);
       return;
+    }
     {
       // Only the convolutions: the rewrites erase their initializers and
       // epilogues, which a walk could not step over.
@@ -697,6 +712,7 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       if (succeeded(named))
         restoreSchedule(saved, *named);
     }
+    rewriteBatchedProducts(rewriter);
   }
 };
 

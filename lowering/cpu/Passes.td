@@ -158,9 +158,15 @@ def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
     convolution into blocks of output rows under an `scf.forall` of
     `threads` chunks, each gathering one block at a time into its own
     scratch tile of at most `block_bytes` and multiplying it while it is in
-    cache; `direct` leaves the convolution alone. The contraction inherits
-    the convolution's schedule. Convolutions without a schedule are left
-    alone.
+    cache; `im2col_transposed` runs the product with the output pixels as
+    rows against weights packed in channel panels; `winograd_f4` and
+    `winograd_f2` run 3x3 stride-1 convolutions as Winograd transforms
+    around one contraction per transformed tap; `direct` leaves the
+    convolution alone. The contraction inherits the convolution's schedule.
+    Convolutions without a schedule are left alone. Static batched products
+    (`linalg.batch_matmul`) with a contraction schedule become an
+    `scf.forall` over the batch of 2-D products, which the register kernel
+    takes.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

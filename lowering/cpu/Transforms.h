@@ -107,6 +107,13 @@ mlir::FailureOr<mlir::Operation *>
 applyConvSchedule(mlir::RewriterBase &rewriter, mlir::Operation *conv,
                   kernel::CpuScheduleAttr schedule);
 
+/// Rewrites a static float linalg.batch_matmul (default maps) as an
+/// scf.forall over the batch of 2-D linalg.matmuls, which inherit its
+/// schedule and take the register kernel (BatchMatmulLoop.cpp); returns one.
+mlir::FailureOr<mlir::Operation *>
+rewriteBatchMatmulAsLoop(mlir::RewriterBase &rewriter,
+                         mlir::linalg::BatchMatmulOp op);
+
 /// Patterns applying `control`'s schedule to each 2-D convolution.
 void populateConvToIm2ColPatterns(mlir::RewritePatternSet &patterns,
                                   ScheduleControlFn control);
