@@ -511,11 +511,13 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     int64_t lanes = rows ? lanesFor(rows.getVectorBits()) : 0;
 
     // Broadcasts (bias initializers), maps and copies take the elementwise
-    // path below: threads and vector rows.
+    // path below: threads and vector rows; reductions (softmax, norms) the
+    // row-reduction path, which only reads generics (ViT-B/16's softmax ran
+    // scalar loops as linalg.reduce).
     SmallVector<linalg::LinalgOp> named;
     func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::BroadcastOp, linalg::MapOp, linalg::CopyOp>(
-              op.getOperation()))
+      if (isa<linalg::BroadcastOp, linalg::MapOp, linalg::CopyOp,
+              linalg::ReduceOp>(op.getOperation()))
         named.push_back(op);
     });
     for (linalg::LinalgOp op : named) {
