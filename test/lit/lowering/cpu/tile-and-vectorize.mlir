@@ -290,3 +290,21 @@ func.func @column_sum(%x: memref<64x256xf32>, %o: memref<256xf32>) {
   }
   return
 }
+
+// -----
+
+// A named reduction (softmax's row maximum) takes the same row path as a
+// generic one: rows of 8 along the reduced innermost dim, one horizontal
+// reduction each, the 5-wide remainder peeled.
+// CHECK-LABEL: func.func @named_row_max
+//   CHECK-NOT: linalg.reduce
+//       CHECK: vector.multi_reduction <maxnumf>, {{.*}} : vector<1x8xf32> to vector<1xf32>
+//       CHECK: vector.multi_reduction <maxnumf>, {{.*}} : vector<1x5xf32> to vector<1xf32>
+func.func @named_row_max(%x: memref<12x197xf32>, %o: memref<12xf32>) {
+  linalg.reduce ins(%x : memref<12x197xf32>) outs(%o : memref<12xf32>) dimensions = [1]
+    (%v: f32, %a: f32) {
+      %m = arith.maxnumf %v, %a : f32
+      linalg.yield %m : f32
+    }
+  return
+}
