@@ -48,6 +48,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -87,13 +88,6 @@ std::optional<WinogradMatrices> getMatrices(int64_t m) {
   if (m == 4)
     return WinogradMatrices{4, 6, bt4, g4, at4};
   return std::nullopt;
-}
-
-SmallVector<OpFoldResult> indices(OpBuilder &b, ArrayRef<int64_t> values) {
-  SmallVector<OpFoldResult> out;
-  for (int64_t v : values)
-    out.push_back(b.getIndexAttr(v));
-  return out;
 }
 
 /// The slices `input(b, loc, k, i)` gives for output `k`.
@@ -169,8 +163,9 @@ Value sliceOf(OpBuilder &b, Location loc, Value v,
               ArrayRef<int64_t> strides, int64_t dropped) {
   Type elt = cast<RankedTensorType>(v.getType()).getElementType();
   auto type = RankedTensorType::get(sizes.drop_front(dropped), elt);
-  return tensor::ExtractSliceOp::create(b, loc, type, v, offsets,
-                                        indices(b, sizes), indices(b, strides));
+  return tensor::ExtractSliceOp::create(
+      b, loc, type, v, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
+      getAsIndexOpFoldResult(b.getContext(), strides));
 }
 
 } // namespace
@@ -278,8 +273,10 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
         linalg::FillOp::create(rewriter, loc, zero, empty({n, c, hx, wx}))
             .getResult(0);
     xp = tensor::InsertSliceOp::create(
-        rewriter, loc, x, zeros, indices(rewriter, {0, 0, 0, 0}),
-        indices(rewriter, xt.getShape()), indices(rewriter, {1, 1, 1, 1}));
+        rewriter, loc, x, zeros,
+        getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0}),
+        getAsIndexOpFoldResult(rewriter.getContext(), xt.getShape()),
+        getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1, 1}));
   }
 
   AffineExpr d0, d1, d2, d3, d4, d5;
@@ -287,9 +284,6 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   SmallVector<utils::IteratorType> par4(4, utils::IteratorType::parallel);
 
-  auto at = [&](OpBuilder &b, std::initializer_list<OpFoldResult> list) {
-    return SmallVector<OpFoldResult>(list);
-  };
   auto idx = [&](OpBuilder &b, int64_t v) -> OpFoldResult {
     return b.getIndexAttr(v);
   };
@@ -298,8 +292,10 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
   Value phases = stage(
       rewriter, loc, m, 1, SmallVector<double>(m, 1.0),
       [&](OpBuilder &b, Location l, Value r, int64_t) {
-        return sliceOf(b, l, xp, at(b, {idx(b, 0), idx(b, 0), idx(b, 0), r}),
-                       {n, c, hx, tw + 1}, {1, 1, 1, m}, 0);
+        return sliceOf(
+            b, l, xp,
+            SmallVector<OpFoldResult>({idx(b, 0), idx(b, 0), idx(b, 0), r}),
+            {n, c, hx, tw + 1}, {1, 1, 1, m}, 0);
       },
       empty({m, n, c, hx, tw + 1}), {n, c, hx, tw + 1}, id4, id4);
 
@@ -309,10 +305,11 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
   Value rows = stage(
       rewriter, loc, a, a, bt,
       [&](OpBuilder &b, Location l, Value, int64_t j) {
-        return sliceOf(b, l, phases,
-                       at(b, {idx(b, j % m), idx(b, 0), idx(b, 0), idx(b, 0),
-                              idx(b, j / m)}),
-                       {1, n, c, hx, tw}, {1, 1, 1, 1, 1}, 1);
+        return sliceOf(
+            b, l, phases,
+            SmallVector<OpFoldResult>({idx(b, j % m), idx(b, 0), idx(b, 0),
+                                       idx(b, 0), idx(b, j / m)}),
+            {1, n, c, hx, tw}, {1, 1, 1, 1, 1}, 1);
       },
       empty({a, n, c, hx, tw}), {n, c, hx, tw}, id4, id4);
 
@@ -331,14 +328,16 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
         Value jp = affine::AffineApplyOp::create(
             b, l, AffineMap::get(1, 0, d0 % a), k);
         return sliceOf(b, l, rows,
-                       at(b, {jp, idx(b, 0), idx(b, 0), idx(b, i), idx(b, 0)}),
+                       SmallVector<OpFoldResult>(
+                           {jp, idx(b, 0), idx(b, 0), idx(b, i), idx(b, 0)}),
                        {1, n, c, th, tw}, {1, 1, 1, m, 1}, 1);
       },
       empty({taps, c + 1, n, th, tw}), {c, n, th, tw}, id4, toCnht);
   Value v = tensor::ExtractSliceOp::create(
-      rewriter, loc, vPadded, indices(rewriter, {0, 0, 0, 0, 0}),
-      indices(rewriter, {taps, c, n, th, tw}),
-      indices(rewriter, {1, 1, 1, 1, 1}));
+      rewriter, loc, vPadded,
+      getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0, 0}),
+      getAsIndexOpFoldResult(rewriter.getContext(), {taps, c, n, th, tw}),
+      getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1, 1, 1}));
   Value v3 = tensor::CollapseShapeOp::create(
       rewriter, loc, v, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
 
@@ -362,10 +361,11 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
         Value v2 = tensor::ExtractSliceOp::create(
             b, l, RankedTensorType::get({c, tiles}, f32), v3,
             SmallVector<OpFoldResult>{xi, zeroIndex, zeroIndex},
-            indices(b, {1, c, tiles}), indices(b, {1, 1, 1}));
+            getAsIndexOpFoldResult(b.getContext(), {1, c, tiles}),
+            getAsIndexOpFoldResult(b.getContext(), {1, 1, 1}));
         SmallVector<OpFoldResult> accOffsets = {xi, zeroIndex, zeroIndex};
-        SmallVector<OpFoldResult> accSizes =
-            indices(b, {1, rowsP, pixelRows ? panel : colsQ});
+        SmallVector<OpFoldResult> accSizes = getAsIndexOpFoldResult(
+            b.getContext(), {1, rowsP, pixelRows ? panel : colsQ});
         Value u2;
         if (pixelRows) {
           accOffsets[2] = affine::AffineApplyOp::create(
@@ -374,17 +374,20 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
           u2 = tensor::ExtractSliceOp::create(
               b, l, RankedTensorType::get({c, panel}, f32), uConst,
               SmallVector<OpFoldResult>{xi, j, zeroIndex, zeroIndex},
-              indices(b, {1, 1, c, panel}), indices(b, {1, 1, 1, 1}));
+              getAsIndexOpFoldResult(b.getContext(), {1, 1, c, panel}),
+              getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
         } else {
           u2 = tensor::ExtractSliceOp::create(
               b, l, RankedTensorType::get({f, c}, f32), uConst,
               SmallVector<OpFoldResult>{xi, zeroIndex, zeroIndex},
-              indices(b, {1, f, c}), indices(b, {1, 1, 1}));
+              getAsIndexOpFoldResult(b.getContext(), {1, f, c}),
+              getAsIndexOpFoldResult(b.getContext(), {1, 1, 1}));
         }
         auto accType =
             RankedTensorType::get({rowsP, pixelRows ? panel : colsQ}, f32);
         Value slot = tensor::ExtractSliceOp::create(
-            b, l, accType, acc, accOffsets, accSizes, indices(b, {1, 1, 1}));
+            b, l, accType, acc, accOffsets, accSizes,
+            getAsIndexOpFoldResult(b.getContext(), {1, 1, 1}));
         Value init = linalg::FillOp::create(b, l, zero, slot).getResult(0);
         if (pixelRows)
           contraction = linalg::MatmulOp::create(
@@ -398,9 +401,9 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
         auto inParallel = scf::InParallelOp::create(b, l);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(inParallel.getBody());
-        tensor::ParallelInsertSliceOp::create(b, l, contraction->getResult(0),
-                                              acc, accOffsets, accSizes,
-                                              indices(b, {1, 1, 1}));
+        tensor::ParallelInsertSliceOp::create(
+            b, l, contraction->getResult(0), acc, accOffsets, accSizes,
+            getAsIndexOpFoldResult(b.getContext(), {1, 1, 1}));
       });
   Value products = forall.getResult(0);
 
@@ -416,7 +419,8 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
       [&](OpBuilder &b, Location l, Value k, int64_t i) {
         Value xi = affine::AffineApplyOp::create(
             b, l, AffineMap::get(1, 0, d0 % a + i * a), k);
-        return sliceOf(b, l, products, at(b, {xi, idx(b, 0), idx(b, 0)}),
+        return sliceOf(b, l, products,
+                       SmallVector<OpFoldResult>({xi, idx(b, 0), idx(b, 0)}),
                        {1, rowsP, colsQ}, {1, 1, 1}, 1);
       },
       empty({m * a, rowsP, colsQ}), {rowsP, colsQ}, id2, id2);
@@ -430,13 +434,16 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
       [&](OpBuilder &b, Location l, Value k, int64_t j) {
         Value sj = affine::AffineApplyOp::create(
             b, l, AffineMap::get(1, 0, d0.floorDiv(m) * a + j), k);
-        return sliceOf(b, l, cols, at(b, {sj, idx(b, 0), idx(b, 0)}),
+        return sliceOf(b, l, cols,
+                       SmallVector<OpFoldResult>({sj, idx(b, 0), idx(b, 0)}),
                        {1, rowsP, colsQ}, {1, 1, 1}, 1);
       },
       empty({m * m, rowsP + 1, colsQ}), {rowsP, colsQ}, id2, id2);
   Value o = tensor::ExtractSliceOp::create(
-      rewriter, loc, oPadded, indices(rewriter, {0, 0, 0}),
-      indices(rewriter, {m * m, rowsP, colsQ}), indices(rewriter, {1, 1, 1}));
+      rewriter, loc, oPadded,
+      getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0}),
+      getAsIndexOpFoldResult(rewriter.getContext(), {m * m, rowsP, colsQ}),
+      getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1}));
 
   // Scatter: y[n, f, m ty + a', m tx + b'] = O[a'][b'][f, (n, ty, tx)].
   Value o6 =
@@ -468,8 +475,10 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
   Value cropped = full;
   if (m * th != oh || m * tw != ow)
     cropped = tensor::ExtractSliceOp::create(
-        rewriter, loc, ot, full, indices(rewriter, {0, 0, 0, 0}),
-        indices(rewriter, ot.getShape()), indices(rewriter, {1, 1, 1, 1}));
+        rewriter, loc, ot, full,
+        getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0}),
+        getAsIndexOpFoldResult(rewriter.getContext(), ot.getShape()),
+        getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1, 1}));
   // The convolution accumulates into its init (the bias, or zeros).
   Value result =
       linalg::GenericOp::create(
