@@ -24,15 +24,15 @@ void KernelDialect::registerAttributes() {
 llvm::ArrayRef<llvm::StringRef> CpuScheduleAttr::getStrategies() {
   static const llvm::StringRef strategies[] = {
       "contraction", "im2col",      "blocked_im2col", "im2col_transposed",
-      "winograd_f4", "winograd_f2", "direct",         "depthwise",
-      "rows",        "scalar"};
+      "winograd_f4", "winograd_f2", "packed_weights", "direct",
+      "depthwise",   "rows",        "scalar"};
   return strategies;
 }
 
 /// The strategies whose products run the contraction kernel (and need its
 /// tiles).
 static bool isContractionStrategy(llvm::StringRef strategy) {
-  return llvm::is_contained(CpuScheduleAttr::getStrategies().take_front(6),
+  return llvm::is_contained(CpuScheduleAttr::getStrategies().take_front(7),
                             strategy);
 }
 

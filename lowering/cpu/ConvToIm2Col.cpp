@@ -618,8 +618,8 @@ template <typename ConvOp> struct ApplyConvSchedule : OpRewritePattern<ConvOp> {
 struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
 
-  /// Batched products with the contraction kernel's schedule: a loop of
-  /// 2-D products.
+  /// Batched products with the contraction kernel's schedule, and products
+  /// with packed weights: loops of 2-D products.
   void rewriteBatchedProducts(RewriterBase &rewriter) {
     SmallVector<linalg::BatchMatmulOp> batched;
     getOperation().walk([&](linalg::BatchMatmulOp op) {
@@ -629,6 +629,30 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     });
     for (linalg::BatchMatmulOp op : batched)
       (void)rewriteBatchMatmulAsLoop(rewriter, op);
+    SmallVector<linalg::MatmulOp> packed;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
+      if (schedule && schedule.getStrategy() == "packed_weights")
+        packed.push_back(op);
+    });
+    for (linalg::MatmulOp op : packed)
+      if (failed(rewriteMatmulWithPackedWeights(rewriter, op))) {
+        // A tuned or forced schedule the product does not fit: the
+        // contraction kernel with its tiles.
+        kernel::CpuScheduleAttr s = getOwnSchedule(op);
+        op->setAttr(kScheduleAttr,
+                    kernel::CpuScheduleAttr::get(
+                        s.getContext(), "contraction", s.getVectorBits(),
+                        s.getTileM(), s.getTileN(), s.getTileK(), s.getRegM(),
+                        s.getRegN(), s.getRegK(), s.getPackRowBytes(),
+                        s.getPackARowBytes(), s.getPackMinReuse(),
+                        s.getPackAMinReuse(), s.getThreads(),
+                        s.getMinParallelWork(), s.getBlockBytes(),
+                        s.getAccumulators()));
+        op->emitRemark() << "packed_weights does not apply (needs a constant "
+                            "f32 B with whole panels of columns); the "
+                            "contraction kernel runs it";
+      }
   }
 
   void runOnOperation() override {

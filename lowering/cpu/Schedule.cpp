@@ -39,7 +39,8 @@ ArrayRef<StringRef> getStrategiesFor(StringRef kind) {
       "winograd_f4", "winograd_f2",    "direct"};
   static const StringRef im2col[] = {"im2col", "direct"};
   static const StringRef depthwise[] = {"depthwise", "direct"};
-  static const StringRef contraction[] = {"contraction", "scalar"};
+  static const StringRef contraction[] = {"contraction", "packed_weights",
+                                          "scalar"};
   if (kind == "conv")
     return conv;
   if (kind == "conv_nhwc" || kind == "conv_grouped")

@@ -169,10 +169,24 @@ void packPanel(RewriterBase &rewriter, scf::ForOp nLoop, scf::ForOp mLoop,
     return;
   OpOperand *bOperand = tile.getDpsInputOperand(1);
   memref::SubViewOp view = packableView(bOperand, t.packRowBytes);
-  if (!view || view->getParentOp() != mLoop.getOperation() ||
-      !llvm::all_of(view->getOperands(),
-                    [&](Value v) { return mLoop.isDefinedOutsideOfLoop(v); }))
+  if (!view || view->getParentOp() != mLoop.getOperation())
     return;
+  // The panel's width (an affine.min of the N step while the last step is
+  // partial) is computed in the M loop by the tiling; it depends on the N
+  // step only, so it moves out with the view.
+  SmallVector<Operation *> hoist;
+  for (Value v : view->getOperands()) {
+    if (mLoop.isDefinedOutsideOfLoop(v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getParentOp() != mLoop.getOperation() || !isPure(def) ||
+        !llvm::all_of(def->getOperands(),
+                      [&](Value o) { return mLoop.isDefinedOutsideOfLoop(o); }))
+      return;
+    hoist.push_back(def);
+  }
+  for (Operation *def : hoist)
+    rewriter.moveOpBefore(def, mLoop);
   rewriter.moveOpBefore(view, mLoop);
   packOperand(rewriter, tile, bOperand, mLoop, {t.kc, t.nr}, result);
 }
@@ -245,9 +259,10 @@ LogicalResult splitAndTile(RewriterBase &rewriter, linalg::LinalgOp op,
 /// adding what it built to `result`; on failure, `why` says why the op keeps
 /// its scalar loops.
 LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  const ContractionTiles &t, bool parallel,
+                                  const ContractionTiles &tiles, bool parallel,
                                   ContractionTilingResult &result,
                                   std::string &why) {
+  ContractionTiles t = tiles;
   // Generic contractions vectorize to broadcasts and elementwise ops that the
   // vector lowering handles poorly; only named ones get the register kernel.
   if (!isa<linalg::ContractionOpInterface>(op.getOperation()) ||
@@ -289,6 +304,16 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!mDim || !kDim) {
     why = "no M or K dim to tile";
     return failure();
+  }
+
+  // Row blocks shrink (down to 8 register tiles) until the thread blocks
+  // give the threads their chunks: a 256-row layer in one 256-row block
+  // would leave all threads but one idle.
+  if (parallel) {
+    int64_t wanted =
+        llvm::divideCeil(t.threadChunks, llvm::divideCeil(ranges[nDim], t.nc));
+    while (t.mc > 8 * t.mr && llvm::divideCeil(ranges[*mDim], t.mc) < wanted)
+      t.mc = llvm::alignTo(t.mc / 2, t.mr);
   }
 
   // Thread blocks of mt rows (a multiple of mc) by nc columns: as few row

@@ -114,6 +114,15 @@ mlir::FailureOr<mlir::Operation *>
 rewriteBatchMatmulAsLoop(mlir::RewriterBase &rewriter,
                          mlir::linalg::BatchMatmulOp op);
 
+/// Rewrites a static f32 linalg.matmul (default maps) whose B is constant
+/// with the `packed_weights` schedule: B packed at compile time in panels of
+/// reg_n columns ([N / reg_n][K][reg_n]), a loop of K blocks (tile_k) over
+/// foralls of row blocks (tile_m) and panels, each a small linalg.matmul
+/// that takes the register kernel (PackedWeightProduct.cpp); returns one.
+mlir::FailureOr<mlir::Operation *>
+rewriteMatmulWithPackedWeights(mlir::RewriterBase &rewriter,
+                               mlir::linalg::MatmulOp op);
+
 /// Patterns applying `control`'s schedule to each 2-D convolution.
 void populateConvToIm2ColPatterns(mlir::RewritePatternSet &patterns,
                                   ScheduleControlFn control);

@@ -3,7 +3,8 @@
 // Tasks are the ops kiln-cpu-select-schedule writes a schedule on; their
 // knobs are the fields of #kiln_kernel.cpu_schedule that change the code:
 // the algorithm (im2col, blocked im2col, pixel-row im2col, Winograd
-// F(4x4,3x3) and F(2x2,3x3) for 3x3 filters), register and cache tiles of the
+// F(4x4,3x3) and F(2x2,3x3) for 3x3 filters; weights packed at compile time
+// for MatMuls), register and cache tiles of the
 // contraction kernel, packing, the block of a blocked im2col, the depthwise
 // kernel's accumulators, and the thread split when the library runs on
 // more than one thread. Every knob's list holds the heuristic's value, so
@@ -141,11 +142,11 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
   bool contraction = op.kind != "depthwise";
   if (contraction) {
     std::vector<StringRef> strategies =
-        op.kind == "conv"
-            ? std::vector<StringRef>{"im2col", "blocked_im2col",
-                                     "im2col_transposed"}
-            : std::vector<StringRef>{op.kind == "contraction" ? "contraction"
-                                                              : "im2col"};
+        op.kind == "conv" ? std::vector<StringRef>{"im2col", "blocked_im2col",
+                                                   "im2col_transposed"}
+        : op.kind == "contraction"
+            ? std::vector<StringRef>{"contraction", "packed_weights"}
+            : std::vector<StringRef>{"im2col"};
     // Winograd for 3x3 filters (loops n, f, oh, ow, c, kh, kw); a candidate
     // whose convolution it does not fit (strides, a filter known at run
     // time) runs im2col and says so in a remark.
@@ -166,7 +167,7 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
     int64_t regNVectors = std::max<int64_t>(regN / lanes, 1);
     set(RegM, "reg_m", {1, 2, 4, 6, 8, 12, 14}, regM);
     set(RegNVectors, "reg_n_vectors", {1, 2, 3, 4}, regNVectors);
-    set(TileMRegs, "tile_m_regs", {1, 2, 4, 8, 16},
+    set(TileMRegs, "tile_m_regs", {1, 2, 4, 8, 16, 32},
         std::max<int64_t>(field(def, "tile_m") / std::max<int64_t>(regM, 1),
                           1));
     set(TileNRegs, "tile_n_regs", {1, 2, 4, 8, 16},

@@ -26,6 +26,7 @@ scheduleFields() {
           {"min_parallel_work", &CpuScheduleOptions::minParallelWork},
           {"conv_to_im2col", &CpuScheduleOptions::convToIm2Col},
           {"winograd", &CpuScheduleOptions::winograd},
+          {"packed_weights", &CpuScheduleOptions::packedWeights},
           {"block_bytes", &CpuScheduleOptions::blockBytes},
           {"max_chunks", &CpuScheduleOptions::maxChunks},
           {"cache_bytes", &CpuScheduleOptions::cacheBytes},

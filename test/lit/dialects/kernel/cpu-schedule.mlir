@@ -12,7 +12,7 @@ func.func @valid(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) 
 // -----
 
 func.func @unknown_strategy() attributes {
-  // expected-error @+1 {{unknown strategy 'winograd' (known: contraction, im2col, blocked_im2col, im2col_transposed, winograd_f4, winograd_f2, direct, depthwise, rows, scalar)}}
+  // expected-error @+1 {{unknown strategy 'winograd' (known: contraction, im2col, blocked_im2col, im2col_transposed, winograd_f4, winograd_f2, packed_weights, direct, depthwise, rows, scalar)}}
   s = #kiln_kernel.cpu_schedule<strategy = "winograd", vector_bits = 256, tile_m = 0, tile_n = 0, tile_k = 0, reg_m = 0, reg_n = 0, reg_k = 0, pack_row_bytes = 0, pack_a_row_bytes = 0, pack_min_reuse = 0, pack_a_min_reuse = 0, threads = 0, min_parallel_work = 0, block_bytes = 0, accumulators = 0>
 } {
   return

@@ -136,9 +136,10 @@ func.func @nested_matmul(%a: memref<24x64xf32>, %b: memref<4x64x64xf32>, %c: mem
 
 // -----
 
-// B rows 8 KiB apart: each N step copies its kc x nr panel of B into a
-// stack buffer (allocated once, at the start of the parallel body) that the
-// M loop's register tiles then read contiguously.
+// B rows 8 KiB apart, read by 4 register tiles (the schedule's
+// pack_min_reuse): each N step copies its kc x nr panel of B into a stack
+// buffer (allocated once, at the start of the parallel body) that the M
+// loop's register tiles then read contiguously.
 // CHECK-LABEL: func.func @packed_b
 //       CHECK: scf.forall
 //  CHECK-NEXT:   %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
@@ -149,7 +150,40 @@ func.func @nested_matmul(%a: memref<24x64xf32>, %b: memref<4x64x64xf32>, %c: mem
 //       CHECK:       memref.subview %[[PANEL]]
 //       CHECK:       vector.contract
 func.func @packed_b(%a: memref<24x16xf32>, %b: memref<16x2048xf32>, %c: memref<24x2048xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x2048xf32>) outs(%c : memref<24x2048xf32>) loc("packed_b")
+  return
+}
+
+// -----
+
+// Under the default pack_min_reuse (16) the same 4 register tiles read B in
+// place.
+// CHECK-LABEL: func.func @unpacked_b_few_tiles
+//   CHECK-NOT: memref.alloca
+//       CHECK: return
+func.func @unpacked_b_few_tiles(%a: memref<24x16xf32>, %b: memref<16x2048xf32>, %c: memref<24x2048xf32>) {
   linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x2048xf32>) outs(%c : memref<24x2048xf32>)
+  return
+}
+
+// -----
+
+// N = 52 in one 64-column block leaves a last panel of 4 columns: its
+// width, an affine.min of the N step that tiling computes inside the M loop,
+// moves out with the panel, which is packed like the whole ones (the last
+// step is peeled afterwards).
+// CHECK-LABEL: func.func @packed_b_partial
+//       CHECK: %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
+//       CHECK: scf.for %{{.*}} = %c0 to %c48 step %c16
+//       CHECK:   memref.subview %[[BUF]][0, 0] [16, 16]
+//       CHECK: memref.subview %{{.*}}[0, 48] [16, 4]
+//       CHECK: %[[LAST:.*]] = memref.subview %[[BUF]][0, 0] [16, 4]
+//       CHECK: vector.transfer_write {{.*}} : vector<1x4xf32>, memref<1x4xf32, strided<[16, 1], offset: ?>>
+//       CHECK: scf.for %{{.*}} = %c0 to %c24 step %c6
+//       CHECK:   memref.subview %[[LAST]]
+//       CHECK:   vector.contract {{.*}} : vector<6x1xf32>, vector<1x4xf32>
+func.func @packed_b_partial(%a: memref<24x16xf32>, %b: memref<16x52xf32>, %c: memref<24x52xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x52xf32>) outs(%c : memref<24x52xf32>) loc("packed_b_partial")
   return
 }
 

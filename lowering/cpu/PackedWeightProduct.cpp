@@ -1,0 +1,169 @@
+//===- PackedWeightProduct.cpp - Products with weights packed in panels ---===//
+//
+// A MatMul with a constant B (a transformer's projections and MLPs) reads
+// its weights as the vector operand: one kc x nr panel per N step, copied
+// at run time from rows a whole weight row apart (3-12 KiB), a page each,
+// which the prefetchers do not follow. Packed at compile time, panel-major
+// ([N / nr][K][nr]), every panel is one contiguous stream, read once per
+// block of rows and never copied:
+//
+//   scf.for K / kc                          sequential, A block (mc x kc)
+//     scf.forall (M / mc, N / nr)           threads; N fastest, so a thread
+//       linalg.matmul mc x nr x kc            keeps its A block in L2
+//
+// with the whole M blocks and the last partial one as separate foralls, so
+// every product is static. Each product takes the contraction kernel with
+// one register-tile column and no packing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/cpu/Schedule.h"
+#include "lowering/cpu/Transforms.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+/// The inner products' schedule: the op's, with one panel of columns, the
+/// given row and K blocks, no packing and no threads of their own.
+kernel::CpuScheduleAttr panelSchedule(kernel::CpuScheduleAttr s, int64_t rows,
+                                      int64_t depth) {
+  return kernel::CpuScheduleAttr::get(
+      s.getContext(), "contraction", s.getVectorBits(), rows, s.getRegN(),
+      depth, s.getRegM(), s.getRegN(), s.getRegK(), /*packRowBytes=*/0,
+      /*packARowBytes=*/0, s.getPackMinReuse(), s.getPackAMinReuse(),
+      /*threads=*/0, s.getMinParallelWork(), s.getBlockBytes(),
+      s.getAccumulators());
+}
+} // namespace
+
+FailureOr<Operation *>
+cpu::rewriteMatmulWithPackedWeights(RewriterBase &rewriter,
+                                    linalg::MatmulOp op) {
+  kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
+  if (!schedule || !op.hasPureTensorSemantics() ||
+      !linalg::MatmulOp::isDefaultIndexingMaps(op.getIndexingMaps()))
+    return rewriter.notifyMatchFailure(op, "needs tensors and default maps");
+  auto at = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto ct = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+  if (!at || !ct || !at.hasStaticShape() || !ct.hasStaticShape() ||
+      !ct.getElementType().isF32() || !at.getElementType().isF32())
+    return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+  int64_t m = ct.getDimSize(0), n = ct.getDimSize(1), k = at.getDimSize(1);
+  int64_t nr = schedule.getRegN(), kc = schedule.getTileK(),
+          mc = schedule.getTileM();
+  if (nr <= 0 || n % nr != 0 || kc <= 0 || mc <= 0)
+    return rewriter.notifyMatchFailure(op, "needs whole panels of columns");
+  std::optional<ConstantData> w = getConstantData(op.getInputs()[1]);
+  if (!w)
+    return rewriter.notifyMatchFailure(op, "the weights are not constant");
+
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = op.getLoc();
+  Type elt = ct.getElementType();
+  int64_t panels = n / nr;
+  // packed[j][kk][c] = w[kk][j * nr + c].
+  std::vector<double> packed(k * n);
+  for (int64_t j = 0; j < panels; ++j)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t c = 0; c < nr; ++c)
+        packed[(j * k + kk) * nr + c] = w->getDouble(kk * n + j * nr + c);
+  rewriter.setInsertionPoint(op);
+  auto packedType = RankedTensorType::get({panels, k, nr}, elt);
+  Value weights =
+      arith::ConstantOp::create(rewriter, loc,
+                                cast<TypedAttr>(createFloatConstantAttr(
+                                    packedType, packed, "weights_panels")));
+  Value a = op.getInputs()[0];
+  SavedSchedule saved = saveSchedule(op);
+  Operation *first = nullptr;
+  auto index = [&](int64_t v) -> OpFoldResult {
+    return rewriter.getIndexAttr(v);
+  };
+
+  // One forall over `blocks` row blocks of `rows` from `row0` and every
+  // panel, on K columns [k0, k0 + depth).
+  auto panelsOf = [&](OpBuilder &b, Location l, Value acc, OpFoldResult k0,
+                      int64_t depth, int64_t row0, int64_t rows,
+                      int64_t blocks) -> Value {
+    kernel::CpuScheduleAttr inner = panelSchedule(schedule, rows, depth);
+    AffineExpr d0;
+    bindDims(ctx, d0);
+    auto forall = scf::ForallOp::create(
+        b, l, ArrayRef<OpFoldResult>{index(blocks), index(panels)},
+        ValueRange{acc}, std::nullopt,
+        [&](OpBuilder &nb, Location il, ValueRange args) {
+          Value i = args[0], j = args[1], out = args[2];
+          Value r = affine::AffineApplyOp::create(
+              nb, il, AffineMap::get(1, 0, d0 * rows + row0), i);
+          Value c = affine::AffineApplyOp::create(
+              nb, il, AffineMap::get(1, 0, d0 * nr), j);
+          Value aBlock = tensor::ExtractSliceOp::create(
+              nb, il, RankedTensorType::get({rows, depth}, elt), a,
+              SmallVector<OpFoldResult>{r, k0},
+              SmallVector<OpFoldResult>{index(rows), index(depth)},
+              SmallVector<OpFoldResult>(2, index(1)));
+          Value panel = tensor::ExtractSliceOp::create(
+              nb, il, RankedTensorType::get({depth, nr}, elt), weights,
+              SmallVector<OpFoldResult>{j, k0, index(0)},
+              SmallVector<OpFoldResult>{index(1), index(depth), index(nr)},
+              SmallVector<OpFoldResult>(3, index(1)));
+          SmallVector<OpFoldResult> offsets = {r, c},
+                                    sizes = {index(rows), index(nr)},
+                                    unit = {index(1), index(1)};
+          Value slot =
+              tensor::ExtractSliceOp::create(nb, il, out, offsets, sizes, unit);
+          auto product = linalg::MatmulOp::create(
+              nb, il, TypeRange{slot.getType()}, ValueRange{aBlock, panel},
+              ValueRange{slot});
+          restoreSchedule(saved, product);
+          product->setAttr(kScheduleAttr, inner);
+          if (!first)
+            first = product;
+          auto inParallel = scf::InParallelOp::create(nb, il);
+          OpBuilder::InsertionGuard guard(nb);
+          nb.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(nb, il, product.getResult(0),
+                                                out, offsets, sizes, unit);
+        });
+    return forall.getResult(0);
+  };
+  // All row blocks on K columns [k0, k0 + depth).
+  int64_t wholeRows = m / mc * mc;
+  auto block = [&](OpBuilder &b, Location l, Value acc, OpFoldResult k0,
+                   int64_t depth) {
+    if (wholeRows > 0)
+      acc = panelsOf(b, l, acc, k0, depth, 0, mc, m / mc);
+    if (wholeRows < m)
+      acc = panelsOf(b, l, acc, k0, depth, wholeRows, m - wholeRows, 1);
+    return acc;
+  };
+
+  Value acc = op.getOutputs()[0];
+  int64_t wholeK = k / kc * kc;
+  if (wholeK == kc) {
+    acc = block(rewriter, loc, acc, index(0), kc);
+  } else if (wholeK > 0) {
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, wholeK);
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, kc);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lb, ub, step, ValueRange{acc},
+        [&](OpBuilder &b, Location l, Value k0, ValueRange args) {
+          scf::YieldOp::create(b, l, block(b, l, args[0], k0, kc));
+        });
+    acc = loop.getResult(0);
+  }
+  if (wholeK < k)
+    acc = block(rewriter, loc, acc, index(wholeK), k - wholeK);
+  rewriter.replaceOp(op, acc);
+  return first;
+}
+
+} // namespace kiln
