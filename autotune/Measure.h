@@ -14,6 +14,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct MeasureOptions {
   std::vector<std::string> compileArgs;
   int threads = 1, warmup = 3, runs = 10;
   double minMs = 50;
+  /// Scratch bytes kiln_measure writes before each run to evict the
+  /// weights (0: twice the core's cache; -1: time back to back, warm).
+  int64_t coldBytes = 0;
   unsigned timeoutSeconds = 60;
   unsigned compileTimeoutSeconds = 300;
 };

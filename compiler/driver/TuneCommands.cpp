@@ -1,7 +1,8 @@
 //===- TuneCommands.cpp - tune: sweeps, merges, reports -------------------===//
 //
 //   kiln tune MODEL --db tune.sqlite [--trials N] [--search model|random|grid]
-//             [--shard I/N] [--runner "CMD"] [target options as compile]
+//             [--shard I/N] [--runner "CMD"] [--warm-cache]
+//             [target options as compile]
 //   kiln tune merge A.sqlite B.sqlite ... -o C.sqlite
 //   kiln tune --report tune.sqlite -o report.html
 //
@@ -76,6 +77,11 @@ static cl::opt<int> runs("runs", cl::init(10), cl::value_desc("N"),
                          cl::sub(getTuneSubCommand()),
                          cl::desc("Timed runs per candidate (the median "
                                   "counts; at least 50 ms of them)"));
+static cl::opt<bool> warmCache(
+    "warm-cache", cl::init(false), cl::sub(getTuneSubCommand()),
+    cl::desc("Time candidates back to back with their weights in cache "
+             "(default: evict the core's cache before each run, as the "
+             "weights are inside a model)"));
 static cl::opt<unsigned> timeout("timeout", cl::init(60), cl::value_desc("s"),
                                  cl::sub(getTuneSubCommand()),
                                  cl::desc("Seconds a measurement may take"));
@@ -164,6 +170,7 @@ static int runTune() {
   m.runner.assign(words.begin(), words.end());
   m.threads = threads;
   m.runs = runs;
+  m.coldBytes = warmCache ? -1 : 0;
   m.timeoutSeconds = timeout;
   const CompileOptions &c = options.compile;
   m.compileArgs = {"--target", c.target};

@@ -1,7 +1,7 @@
 /*===- kiln_measure.c - Time a model library on seeded random inputs -------===*
  *
  *   kiln_measure MODEL.so [--warmup N] [--runs N] [--min-ms MS]
- *                [--seed S] [--threads T] [--samples K]
+ *                [--seed S] [--threads T] [--samples K] [--cold BYTES]
  *   kiln_measure --device
  *
  * The autotuner's measurer: `kiln tune` runs it in a child process (behind
@@ -15,6 +15,13 @@
  *   sample <i> <x0> <x1> ...  (K values at an even stride, %a)
  * so the tuner can check a candidate's outputs against the default
  * schedule's without copying tensors back from a remote device.
+ *
+ * With --cold, every run is preceded by writes over a scratch buffer (BYTES,
+ * or twice the per-core cache when 0) and a read of the inputs: inside a
+ * model a layer's weights have left the core's caches since their last use
+ * while its input was just written by the layer before, and a one-op
+ * library timed back to back would have both in cache (which favours
+ * schedules with big weight streams: Winograd's transformed filters).
  *===----------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L
 #include "kiln_rt.h"
@@ -122,6 +129,42 @@ static double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The core's private cache (L2), in bytes; 4 MiB when the system does not
+ * say. */
+static size_t private_cache_bytes(void) {
+  long bytes = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+  if (bytes <= 0) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
+    char unit = 0;
+    if (f) {
+      if (fscanf(f, "%ld%c", &bytes, &unit) >= 1)
+        bytes *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+      fclose(f);
+    }
+  }
+  return bytes > 0 ? (size_t)bytes : (size_t)4 << 20;
+}
+
+/* Evicts the model's weights from the core's caches, then brings the inputs
+ * back in. */
+static volatile uint64_t cold_sink;
+static void make_cold(uint64_t *scratch, size_t bytes, const kiln_tensor *ins,
+                      int64_t ni) {
+  for (size_t i = 0; i < bytes / 8; i += 8)
+    scratch[i] += i;
+  uint64_t sum = 0;
+  for (int64_t t = 0; t < ni; ++t) {
+    size_t n = (size_t)elements(ins[t].rank, ins[t].dims) *
+               kiln_dtype_size(ins[t].dtype);
+    for (size_t i = 0; i < n; i += 64)
+      sum += ((const unsigned char *)ins[t].data)[i];
+  }
+  cold_sink += sum + scratch[0];
+}
+
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -167,6 +210,7 @@ int main(int argc, char **argv) {
   long warmup = 3, runs = 10, samples = 256, threads = 0;
   double min_ms = 50;
   uint64_t seed = 1;
+  long cold = -1; /* scratch bytes written before each run; -1: none */
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (a[0] != '-') {
@@ -192,12 +236,15 @@ int main(int argc, char **argv) {
       threads = atol(v);
     else if (!strcmp(a, "--samples"))
       samples = atol(v);
+    else if (!strcmp(a, "--cold"))
+      cold = atol(v);
     else
       return die("unknown option", a);
   }
   if (!path)
     return die("usage: kiln_measure MODEL.so [--warmup N] [--runs N] "
-               "[--min-ms MS] [--seed S] [--threads T] [--samples K]",
+               "[--min-ms MS] [--seed S] [--threads T] [--samples K] "
+               "[--cold BYTES]",
                NULL);
   if (runs < 1)
     runs = 1;
@@ -245,23 +292,34 @@ int main(int argc, char **argv) {
   kiln_context *ctx;
   if (kiln_context_create(model, &ctx) != KILN_STATUS_OK)
     return die("cannot create a context", kiln_last_error());
+  size_t cold_bytes =
+      cold < 0 ? 0 : cold > 0 ? (size_t)cold : 2 * private_cache_bytes();
+  uint64_t *scratch = cold_bytes ? calloc(cold_bytes / 8 + 8, 8) : NULL;
+  if (cold_bytes && !scratch)
+    return die("out of memory", NULL);
   print_device();
   fflush(stdout);
-  for (long i = 0; i < warmup; ++i)
+  for (long i = 0; i < warmup; ++i) {
+    if (scratch)
+      make_cold(scratch, cold_bytes, ins, ni);
     if (kiln_run(ctx, ins, ni, outs, no) != KILN_STATUS_OK)
       return die("run failed", kiln_last_error());
+  }
   /* At least `runs` runs and `min_ms` of them, so that the median of a
-   * microsecond-scale op is not one timer tick. */
-  long capacity = runs, count = 0;
+   * microsecond-scale op is not one timer tick; fewer when each run pays an
+   * eviction. */
+  long capacity = runs, count = 0, most = scratch ? 200 : 10000;
   double *times = malloc(sizeof(double) * (size_t)capacity);
   double total = 0;
-  while (times && (count < runs || (total < min_ms * 1e6 && count < 10000))) {
+  while (times && (count < runs || (total < min_ms * 1e6 && count < most))) {
     if (count == capacity) {
       capacity *= 2;
       times = realloc(times, sizeof(double) * (size_t)capacity);
       if (!times)
         break;
     }
+    if (scratch)
+      make_cold(scratch, cold_bytes, ins, ni);
     double start = now_ns();
     if (kiln_run(ctx, ins, ni, outs, no) != KILN_STATUS_OK)
       return die("run failed", kiln_last_error());
