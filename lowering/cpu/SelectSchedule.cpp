@@ -418,8 +418,12 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       auto w = cast<ShapedType>(dw.getInputs()[1].getType());
       return depthwise(dw, w.getDimSize(0) * w.getDimSize(1));
     }
-    // Channels-last max pooling runs the depthwise kernel's loops.
+    // Max pooling runs the depthwise kernel's loops (NCHW and NHWC).
     if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(op)) {
+      auto w = cast<ShapedType>(pool.getInputs()[1].getType());
+      return depthwise(pool, w.getDimSize(0) * w.getDimSize(1));
+    }
+    if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op)) {
       auto w = cast<ShapedType>(pool.getInputs()[1].getType());
       return depthwise(pool, w.getDimSize(0) * w.getDimSize(1));
     }

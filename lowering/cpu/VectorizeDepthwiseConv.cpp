@@ -20,6 +20,9 @@
 // vector ops directly: the generic vectorizer produces strided gathers for
 // this op. Forms the kernel does not cover stay linalg.
 //
+// NCHW max pooling runs the same loops with max for fma and no filter: at
+// stride 2 it had the same strided reads, which ran as scalar loops.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
@@ -43,8 +46,10 @@ struct ConvShape {
   int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw;
 };
 
-/// The shape of `op` if the kernel handles it.
-std::optional<ConvShape> matchConv(linalg::DepthwiseConv2DNchwChwOp op) {
+/// The shape of `op` if the kernel handles it: a depthwise convolution
+/// ([C, KH, KW] filter) or a max pooling ([KH, KW] window).
+template <typename OpT> std::optional<ConvShape> matchWindow(OpT op) {
+  constexpr bool pool = std::is_same_v<OpT, linalg::PoolingNchwMaxOp>;
   if (!op.hasPureBufferSemantics())
     return std::nullopt;
   auto inTy = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
@@ -54,28 +59,31 @@ std::optional<ConvShape> matchConv(linalg::DepthwiseConv2DNchwChwOp op) {
       !wTy.hasStaticShape() || !outTy.hasStaticShape())
     return std::nullopt;
   Type f32 = Float32Type::get(op.getContext());
-  if (inTy.getElementType() != f32 || wTy.getElementType() != f32 ||
-      outTy.getElementType() != f32)
+  if (inTy.getElementType() != f32 || outTy.getElementType() != f32 ||
+      (!pool && wTy.getElementType() != f32))
     return std::nullopt;
   // Vector loads and stores need contiguous rows.
   if (!inTy.isLastDimUnitStride() || !outTy.isLastDimUnitStride())
     return std::nullopt;
-  if (!llvm::all_of(op.getDilations().getValues<int64_t>(),
+  if (!llvm::all_of(op.getDilations().template getValues<int64_t>(),
                     [](int64_t d) { return d == 1; }))
     return std::nullopt;
-  SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
   ArrayRef<int64_t> in = inTy.getShape(), w = wTy.getShape(),
                     out = outTy.getShape();
-  ConvShape s{in[0],  in[1], in[2], in[3],      out[2],
-              out[3], w[1],  w[2],  strides[0], strides[1]};
-  if (out[0] != s.n || out[1] != s.c || w[0] != s.c || s.sh < 1 ||
+  if (w.size() != (pool ? 2u : 3u))
+    return std::nullopt;
+  ConvShape s{in[0],  in[1],           in[2],           in[3],      out[2],
+              out[3], w[w.size() - 2], w[w.size() - 1], strides[0], strides[1]};
+  if (out[0] != s.n || out[1] != s.c || (!pool && w[0] != s.c) || s.sh < 1 ||
       (s.sw != 1 && s.sw != 2) || s.oh < 1 || s.ow < 1 ||
       (s.oh - 1) * s.sh + s.kh > s.ih || (s.ow - 1) * s.sw + s.kw > s.iw)
     return std::nullopt;
   return s;
 }
 
-/// Emits the loops of one (batch, channel) plane; see the file comment.
+/// Emits the loops of one (batch, channel) plane; see the file comment. A
+/// null `filter` takes the maximum over the window (max pooling).
 class PlaneEmitter {
 public:
   PlaneEmitter(OpBuilder &b, Location loc, const ConvShape &s, int64_t vl,
@@ -221,8 +229,11 @@ private:
             int64_t kh = t - r * s.sh;
             if (kh < 0 || kh >= s.kh)
               continue;
-            acc[r][u] =
-                vector::FMAOp::create(b, loc, x, weight(kh, kw), acc[r][u]);
+            acc[r][u] = filter ? vector::FMAOp::create(
+                                     b, loc, x, weight(kh, kw), acc[r][u])
+                                     .getResult()
+                               : arith::MaximumFOp::create(b, loc, acc[r][u], x)
+                                     .getResult();
           }
         }
       }
@@ -257,18 +268,26 @@ struct VectorizeDepthwiseConvPass
   using VectorizeDepthwiseConvBase::VectorizeDepthwiseConvBase;
 
   void runOnOperation() override {
-    SmallVector<linalg::DepthwiseConv2DNchwChwOp> convs;
-    getOperation().walk(
-        [&](linalg::DepthwiseConv2DNchwChwOp op) { convs.push_back(op); });
+    SmallVector<linalg::LinalgOp> planes;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp>(op))
+        planes.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
-    for (linalg::DepthwiseConv2DNchwChwOp op : convs) {
+    for (linalg::LinalgOp op : planes) {
       kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
       if (!schedule || schedule.getStrategy() != "depthwise")
         continue;
-      std::optional<ConvShape> s = matchConv(op);
+      auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+      std::optional<ConvShape> s =
+          pool ? matchWindow(pool)
+               : matchWindow(
+                     cast<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()));
       if (!s) {
-        remarkSlowPath(op, "depthwise convolution in scalar loops",
-                       "the vector kernel takes static f32 convolutions with "
+        remarkSlowPath(op,
+                       pool ? "max pooling in scalar loops"
+                            : "depthwise convolution in scalar loops",
+                       "the vector kernel takes static f32 windows with "
                        "stride 1 or 2 along the width and dilation 1");
         continue;
       }
@@ -303,7 +322,8 @@ struct VectorizeDepthwiseConvPass
         rewriter.setInsertionPoint(cLoop.getBody()->getTerminator());
       }
       PlaneEmitter(rewriter, loc, *s, vl, op.getDpsInputs()[0],
-                   op.getDpsInputs()[1], op.getDpsInits()[0], n, c)
+                   pool ? Value() : op.getDpsInputs()[1], op.getDpsInits()[0],
+                   n, c)
           .emit(schedule.getAccumulators());
       rewriter.eraseOp(op);
     }

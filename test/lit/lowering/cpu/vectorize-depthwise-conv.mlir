@@ -115,3 +115,25 @@ func.func @tensors(%in: tensor<1x4x10x34xf32>, %w: tensor<4x3x3xf32>, %out: tens
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<1x4x10x34xf32>, tensor<4x3x3xf32>) outs(%out : tensor<1x4x8x32xf32>) -> tensor<1x4x8x32xf32>
   return %r : tensor<1x4x8x32xf32>
 }
+
+// -----
+
+// NCHW max pooling (3x3, stride 2, ResNet's and SqueezeNet's) runs the same
+// loops with maximumf for fma and no filter: the strided inputs are
+// de-interleaved by a shuffle, the accumulators (all 7 output rows of a
+// channel at once) start from the output's initial value, and the width (7)
+// is one masked vector.
+// CHECK-LABEL: func.func @max_pool_stride2
+//   CHECK-NOT: linalg.pooling_nchw_max
+//       CHECK: scf.for %[[C:.*]] = %c0 to %c3 step %c1 {
+//       CHECK:   %[[ACC:.*]] = vector.maskedload %{{.*}}[%c0, %[[C]], %c0, %c0], %{{.*}}, %{{.*}} : memref<1x3x7x7xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+//       CHECK:   %[[LO:.*]] = vector.load %{{.*}}[%c0, %[[C]], %c0, %c0] : memref<1x3x15x15xf32>, vector<8xf32>
+//       CHECK:   %[[HI:.*]] = vector.maskedload %{{.*}}[%c0, %[[C]], %c0, %c8]
+//       CHECK:   %[[X:.*]] = vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf32>, vector<8xf32>
+//       CHECK:   arith.maximumf %[[ACC]], %[[X]] : vector<8xf32>
+//   CHECK-NOT:   vector.fma
+//       CHECK:   vector.maskedstore %{{.*}}[%c0, %[[C]], %c0, %c0]
+func.func @max_pool_stride2(%in: memref<1x3x15x15xf32>, %window: memref<3x3xf32>, %out: memref<1x3x7x7xf32>) {
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %window : memref<1x3x15x15xf32>, memref<3x3xf32>) outs(%out : memref<1x3x7x7xf32>)
+  return
+}
