@@ -418,13 +418,15 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       auto w = cast<ShapedType>(dw.getInputs()[1].getType());
       return depthwise(dw, w.getDimSize(0) * w.getDimSize(1));
     }
-    // Max pooling runs the depthwise kernel's loops (NCHW and NHWC).
+    // Pooling runs the depthwise kernel's loops (NCHW max and sum, NHWC
+    // max).
     if (auto pool = dyn_cast<linalg::PoolingNhwcMaxOp>(op)) {
       auto w = cast<ShapedType>(pool.getInputs()[1].getType());
       return depthwise(pool, w.getDimSize(0) * w.getDimSize(1));
     }
-    if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op)) {
-      auto w = cast<ShapedType>(pool.getInputs()[1].getType());
+    if (isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op)) {
+      auto pool = cast<linalg::LinalgOp>(op);
+      auto w = cast<ShapedType>(pool.getDpsInputs()[1].getType());
       return depthwise(pool, w.getDimSize(0) * w.getDimSize(1));
     }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

@@ -20,8 +20,9 @@
 // vector ops directly: the generic vectorizer produces strided gathers for
 // this op. Forms the kernel does not cover stay linalg.
 //
-// NCHW max pooling runs the same loops with max for fma and no filter: at
-// stride 2 it had the same strided reads, which ran as scalar loops.
+// NCHW max and sum pooling (MaxPool, AveragePool before its division) run
+// the same loops with max or add for fma and no filter: at stride 2 they had
+// the same strided reads, which ran as scalar loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +50,7 @@ struct ConvShape {
 /// The shape of `op` if the kernel handles it: a depthwise convolution
 /// ([C, KH, KW] filter) or a max pooling ([KH, KW] window).
 template <typename OpT> std::optional<ConvShape> matchWindow(OpT op) {
-  constexpr bool pool = std::is_same_v<OpT, linalg::PoolingNchwMaxOp>;
+  constexpr bool pool = !std::is_same_v<OpT, linalg::DepthwiseConv2DNchwChwOp>;
   if (!op.hasPureBufferSemantics())
     return std::nullopt;
   auto inTy = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
@@ -83,13 +84,15 @@ template <typename OpT> std::optional<ConvShape> matchWindow(OpT op) {
 }
 
 /// Emits the loops of one (batch, channel) plane; see the file comment. A
-/// null `filter` takes the maximum over the window (max pooling).
+/// null `filter` takes the maximum (`sum` false) or the sum over the window
+/// (pooling).
 class PlaneEmitter {
 public:
   PlaneEmitter(OpBuilder &b, Location loc, const ConvShape &s, int64_t vl,
-               Value in, Value filter, Value out, Value n, Value c)
+               Value in, Value filter, Value out, Value n, Value c,
+               bool sum = false)
       : b(b), loc(loc), s(s), vl(vl), in(in), filter(filter), out(out), n(n),
-        c(c), vecTy(VectorType::get({vl}, b.getF32Type())) {}
+        c(c), sum(sum), vecTy(VectorType::get({vl}, b.getF32Type())) {}
 
   void emit(int64_t accumulators) {
     // U vectors along the width by R output rows, more rows when the width
@@ -229,11 +232,13 @@ private:
             int64_t kh = t - r * s.sh;
             if (kh < 0 || kh >= s.kh)
               continue;
-            acc[r][u] = filter ? vector::FMAOp::create(
-                                     b, loc, x, weight(kh, kw), acc[r][u])
-                                     .getResult()
-                               : arith::MaximumFOp::create(b, loc, acc[r][u], x)
-                                     .getResult();
+            if (filter)
+              acc[r][u] =
+                  vector::FMAOp::create(b, loc, x, weight(kh, kw), acc[r][u]);
+            else if (sum)
+              acc[r][u] = arith::AddFOp::create(b, loc, acc[r][u], x);
+            else
+              acc[r][u] = arith::MaximumFOp::create(b, loc, acc[r][u], x);
           }
         }
       }
@@ -259,6 +264,7 @@ private:
   ConvShape s;
   int64_t vl;
   Value in, filter, out, n, c;
+  bool sum;
   VectorType vecTy;
   int64_t rows = 1, width = 1, mainGroups = 0;
 };
@@ -270,7 +276,8 @@ struct VectorizeDepthwiseConvPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> planes;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp>(op))
+      if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
+              linalg::PoolingNchwSumOp>(op))
         planes.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -278,14 +285,17 @@ struct VectorizeDepthwiseConvPass
       kernel::CpuScheduleAttr schedule = getOwnSchedule(op);
       if (!schedule || schedule.getStrategy() != "depthwise")
         continue;
-      auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+      auto maxPool = dyn_cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+      auto sumPool = dyn_cast<linalg::PoolingNchwSumOp>(op.getOperation());
+      bool pool = maxPool || sumPool;
       std::optional<ConvShape> s =
-          pool ? matchWindow(pool)
-               : matchWindow(
-                     cast<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()));
+          maxPool   ? matchWindow(maxPool)
+          : sumPool ? matchWindow(sumPool)
+                    : matchWindow(cast<linalg::DepthwiseConv2DNchwChwOp>(
+                          op.getOperation()));
       if (!s) {
         remarkSlowPath(op,
-                       pool ? "max pooling in scalar loops"
+                       pool ? "pooling in scalar loops"
                             : "depthwise convolution in scalar loops",
                        "the vector kernel takes static f32 windows with "
                        "stride 1 or 2 along the width and dilation 1");
@@ -323,7 +333,7 @@ struct VectorizeDepthwiseConvPass
       }
       PlaneEmitter(rewriter, loc, *s, vl, op.getDpsInputs()[0],
                    pool ? Value() : op.getDpsInputs()[1], op.getDpsInits()[0],
-                   n, c)
+                   n, c, /*sum=*/sumPool != nullptr)
           .emit(schedule.getAccumulators());
       rewriter.eraseOp(op);
     }

@@ -137,3 +137,18 @@ func.func @max_pool_stride2(%in: memref<1x3x15x15xf32>, %window: memref<3x3xf32>
   linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %window : memref<1x3x15x15xf32>, memref<3x3xf32>) outs(%out : memref<1x3x7x7xf32>)
   return
 }
+
+// -----
+
+// Sum pooling (an AveragePool before its division; DenseNet's 2x2 stride-2
+// transitions) adds instead.
+// CHECK-LABEL: func.func @sum_pool_stride2
+//   CHECK-NOT: linalg.pooling_nchw_sum
+//       CHECK: vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf32>, vector<8xf32>
+//       CHECK: arith.addf {{.*}} : vector<8xf32>
+//   CHECK-NOT: arith.maximumf
+//       CHECK: vector.store
+func.func @sum_pool_stride2(%in: memref<1x2x16x16xf32>, %window: memref<2x2xf32>, %out: memref<1x2x8x8xf32>) {
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %window : memref<1x2x16x16xf32>, memref<2x2xf32>) outs(%out : memref<1x2x8x8xf32>)
+  return
+}
