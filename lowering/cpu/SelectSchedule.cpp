@@ -216,6 +216,18 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return f;
   }
 
+  /// Row blocks of fewer register tiles (down to 8) where the thread blocks
+  /// need the rows: with the columns in few blocks, a 256-row product in one
+  /// 256-row block would leave every thread but one idle. `m` rows and `n`
+  /// columns of the product; a tile_m set by --schedule stays.
+  void fitThreadBlocks(Fields &f, int64_t m, int64_t n) const {
+    if (tileM > 0 || f.threads <= 0)
+      return;
+    int64_t wanted = llvm::divideCeil(f.threads, llvm::divideCeil(n, f.tileN));
+    while (f.tileM > 8 * f.regM && llvm::divideCeil(m, f.tileM) < wanted)
+      f.tileM = llvm::alignTo(f.tileM / 2, f.regM);
+  }
+
   /// A matrix-vector product (M = 1) streams B once: one accumulator row
   /// as wide as the registers allow (16 vectors with 32 registers, 8 with
   /// 16), so that each k step reads a long contiguous run of B's row.
@@ -292,6 +304,8 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         f.threads = parallel ? maxChunks : 0;
       }
     }
+    if (f.strategy == "im2col")
+      fitThreadBlocks(f, out.getDimSize(1), oh * ow);
     return f;
   }
 
@@ -437,8 +451,13 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         slowReason = "dynamic shapes";
       } else {
         matrixVector(linalgOp, f);
+        FailureOr<linalg::ContractionDimensions> dims =
+            linalg::inferContractionDims(linalgOp);
+        SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
         if (packedWeightsPay(linalgOp, f))
           f.strategy = "packed_weights";
+        else if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1)
+          fitThreadBlocks(f, ranges[dims->m.front()], ranges[dims->n.front()]);
       }
       return f;
     }
@@ -484,7 +503,10 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
           if (!key.empty())
             if (auto it = overrides->find(key); it != overrides->end())
               applyOverride(fields, it->second);
-        if (!llvm::is_contained(getStrategiesFor(kind), fields.strategy)) {
+        // Ops outside the tunable kinds (pooling) keep the heuristic's
+        // strategy unless an entry names another.
+        if (fields.strategy != heuristic &&
+            !llvm::is_contained(getStrategiesFor(kind), fields.strategy)) {
           op->emitError() << "schedule of '" << id << "': strategy '"
                           << fields.strategy << "' does not fit "
                           << op->getName() << " (fits: "

@@ -259,10 +259,9 @@ LogicalResult splitAndTile(RewriterBase &rewriter, linalg::LinalgOp op,
 /// adding what it built to `result`; on failure, `why` says why the op keeps
 /// its scalar loops.
 LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  const ContractionTiles &tiles, bool parallel,
+                                  const ContractionTiles &t, bool parallel,
                                   ContractionTilingResult &result,
                                   std::string &why) {
-  ContractionTiles t = tiles;
   // Generic contractions vectorize to broadcasts and elementwise ops that the
   // vector lowering handles poorly; only named ones get the register kernel.
   if (!isa<linalg::ContractionOpInterface>(op.getOperation()) ||
@@ -304,16 +303,6 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!mDim || !kDim) {
     why = "no M or K dim to tile";
     return failure();
-  }
-
-  // Row blocks shrink (down to 8 register tiles) until the thread blocks
-  // give the threads their chunks: a 256-row layer in one 256-row block
-  // would leave all threads but one idle.
-  if (parallel) {
-    int64_t wanted =
-        llvm::divideCeil(t.threadChunks, llvm::divideCeil(ranges[nDim], t.nc));
-    while (t.mc > 8 * t.mr && llvm::divideCeil(ranges[*mDim], t.mc) < wanted)
-      t.mc = llvm::alignTo(t.mc / 2, t.mr);
   }
 
   // Thread blocks of mt rows (a multiple of mc) by nc columns: as few row

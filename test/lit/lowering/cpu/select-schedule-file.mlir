@@ -3,6 +3,9 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/override-conv1.json}))' | FileCheck %s
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "conv0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col"
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "conv1#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "direct"
+// Ops outside the tunable kinds keep their heuristic's strategy beside a file
+// (max pooling runs the depthwise kernel's loops).
+// CHECK: linalg.pooling_nchw_max {{.*}}kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "depthwise"
 
 // Mistakes are errors that name the entry, the op and what is wrong.
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/bad-key.json}))' 2>&1 | FileCheck %s --check-prefix=KEY
@@ -14,10 +17,14 @@
 // RUN: not kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/no-such-file.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: cannot read schedule file '{{.*}}no-such-file.json'
 
-func.func @two_convs(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>, %w1: tensor<8x8x3x3xf32>, %o1: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+func.func @two_convs(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>, %w1: tensor<8x8x3x3xf32>, %o1: tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> loc("conv0")
   %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%r, %w1 : tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) outs(%o1 : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> loc("conv1")
-  return %s : tensor<1x8x6x6xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %po = tensor.empty() : tensor<1x8x3x3xf32>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%s, %win : tensor<1x8x6x6xf32>, tensor<2x2xf32>) outs(%po : tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32> loc("pool")
+  return %p : tensor<1x8x3x3xf32>
 }

@@ -9,14 +9,15 @@
 // V512-LABEL: func.func @matmul
 // V512-SAME: kiln.default_schedule = #kiln_kernel.cpu_schedule<strategy = "rows", vector_bits = 512, {{.*}}threads = 64, min_parallel_work = 131072,
 // A contraction: 8 x 32 register tile at 512 bits (two zmm per row), cache
-// blocks of 32 register tiles, K blocks of 256, B panels with rows 512 bytes
-// apart packed once 16 register tiles read them; 8 thread chunks once the
-// multiply-adds reach 16 lanes x 131072.
-// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 256, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 512, pack_a_row_bytes = 0, pack_min_reuse = 16, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0>}
+// blocks of 32 register tiles (down to 8 while the 8 thread chunks need the
+// rows: 64 rows here; 192 at 256 bits without threads), K blocks of 256, B
+// panels with rows 512 bytes apart packed once 16 register tiles read them;
+// 8 thread chunks once the multiply-adds reach 16 lanes x 131072.
+// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 512, pack_a_row_bytes = 0, pack_min_reuse = 16, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0>}
 // 6 x 16 at 256 bits; no threads when parallel is off.
 // V256: func.func @matmul{{.*}}threads = 0
 // V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 192, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, {{.*}}threads = 0,
-// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 192, tile_n = 64, tile_k = 256, reg_m = 6, reg_n = 8,
+// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 48, tile_n = 64, tile_k = 256, reg_m = 6, reg_n = 8,
 func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32> loc("mm0")
   return %r : tensor<64x96xf32>
@@ -36,7 +37,7 @@ func.func @dynamic_matmul(%a: tensor<?x128xf32>, %b: tensor<128x96xf32>, %c: ten
 
 // A small convolution's im2col matrix stays in cache: plain im2col.
 // V512-LABEL: func.func @small_conv
-// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "im2col", vector_bits = 512, tile_m = 256,
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "im2col", vector_bits = 512, tile_m = 64,
 func.func @small_conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
