@@ -31,11 +31,9 @@ def save_case(model, arrays, work):
     return path, input_paths
 
 
-def save_conv_case(op_type, name, x, w, b, const_w, xdims, ydims, opset, work, **attrs):
-    """A one-node Conv/ConvTranspose model (the node named `name`, which schedule files
-    key) over input x (dims `xdims`, which may name a
-    symbolic batch), weight w (an initializer when `const_w`, else a second graph input)
-    and optional bias b; writes it with its inputs as save_case does."""
+def x_and_weight(x, xdims, w, const_w):
+    """Graph inputs, initializers and input arrays for input "x" (dims `xdims`) and
+    weight "w": an initializer when `const_w`, else a second graph input."""
     from onnx import TensorProto, helper, numpy_helper
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, xdims)]
     inits, arrays = [], [x]
@@ -44,6 +42,16 @@ def save_conv_case(op_type, name, x, w, b, const_w, xdims, ydims, opset, work, *
     else:
         inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, list(w.shape)))
         arrays.append(w)
+    return inputs, inits, arrays
+
+
+def save_conv_case(op_type, name, x, w, b, const_w, xdims, ydims, opset, work, **attrs):
+    """A one-node Conv/ConvTranspose model (the node named `name`, which schedule files
+    key) over input x (dims `xdims`, which may name a
+    symbolic batch), weight w (an initializer when `const_w`, else a second graph input)
+    and optional bias b; writes it with its inputs as save_case does."""
+    from onnx import TensorProto, helper, numpy_helper
+    inputs, inits, arrays = x_and_weight(x, xdims, w, const_w)
     names = ["x", "w"]
     if b is not None:
         inits.append(numpy_helper.from_array(b, "b"))

@@ -67,13 +67,7 @@ def compilations(name, work):
 def save_matmul_case(name, x, w, b, const_w, work):
     """A MatMul node named `name` (plus an Add of the bias)."""
     from onnx import TensorProto, helper, numpy_helper
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))]
-    inits, arrays = [], [x]
-    if const_w:
-        inits.append(numpy_helper.from_array(w, "w"))
-    else:
-        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, list(w.shape)))
-        arrays.append(w)
+    inputs, inits, arrays = gen.x_and_weight(x, list(x.shape), w, const_w)
     out_shape = list(x.shape[:-1]) + [w.shape[1]]
     nodes = [helper.make_node("MatMul", ["x", "w"], ["p" if b is not None else "y"],
                               name=name)]
