@@ -640,15 +640,10 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
         // A tuned or forced schedule the product does not fit: the
         // contraction kernel with its tiles.
         kernel::CpuScheduleAttr s = getOwnSchedule(op);
-        op->setAttr(kScheduleAttr,
-                    kernel::CpuScheduleAttr::get(
-                        s.getContext(), "contraction", s.getVectorBits(),
-                        s.getTileM(), s.getTileN(), s.getTileK(), s.getRegM(),
-                        s.getRegN(), s.getRegK(), s.getPackRowBytes(),
-                        s.getPackARowBytes(), s.getPackMinReuse(),
-                        s.getPackAMinReuse(), s.getThreads(),
-                        s.getMinParallelWork(), s.getBlockBytes(),
-                        s.getAccumulators()));
+        op->setAttr(kScheduleAttr, contractionScheduleFrom(
+                                       s, s.getTileM(), s.getTileN(),
+                                       s.getTileK(), s.getPackRowBytes(),
+                                       s.getPackARowBytes(), s.getThreads()));
         op->emitRemark() << "packed_weights does not apply (needs a constant "
                             "f32 B with whole panels of columns); the "
                             "contraction kernel runs it";

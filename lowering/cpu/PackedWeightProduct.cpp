@@ -29,20 +29,6 @@ using namespace mlir;
 
 namespace kiln {
 
-namespace {
-/// The inner products' schedule: the op's, with one panel of columns, the
-/// given row and K blocks, no packing and no threads of their own.
-kernel::CpuScheduleAttr panelSchedule(kernel::CpuScheduleAttr s, int64_t rows,
-                                      int64_t depth) {
-  return kernel::CpuScheduleAttr::get(
-      s.getContext(), "contraction", s.getVectorBits(), rows, s.getRegN(),
-      depth, s.getRegM(), s.getRegN(), s.getRegK(), /*packRowBytes=*/0,
-      /*packARowBytes=*/0, s.getPackMinReuse(), s.getPackAMinReuse(),
-      /*threads=*/0, s.getMinParallelWork(), s.getBlockBytes(),
-      s.getAccumulators());
-}
-} // namespace
-
 FailureOr<Operation *>
 cpu::rewriteMatmulWithPackedWeights(RewriterBase &rewriter,
                                     linalg::MatmulOp op) {
@@ -92,7 +78,11 @@ cpu::rewriteMatmulWithPackedWeights(RewriterBase &rewriter,
   auto panelsOf = [&](OpBuilder &b, Location l, Value acc, OpFoldResult k0,
                       int64_t depth, int64_t row0, int64_t rows,
                       int64_t blocks) -> Value {
-    kernel::CpuScheduleAttr inner = panelSchedule(schedule, rows, depth);
+    // One panel of columns, this row and K block, no packing and no threads
+    // of their own.
+    kernel::CpuScheduleAttr inner = contractionScheduleFrom(
+        schedule, rows, nr, depth, /*packRowBytes=*/0, /*packARowBytes=*/0,
+        /*threads=*/0);
     AffineExpr d0;
     bindDims(ctx, d0);
     auto forall = scf::ForallOp::create(

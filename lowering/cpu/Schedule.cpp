@@ -95,6 +95,17 @@ std::string getOpIdentity(Operation *op) {
   return (name.empty() ? "" : name + "#") + getFingerprint(op);
 }
 
+kernel::CpuScheduleAttr
+contractionScheduleFrom(kernel::CpuScheduleAttr s, int64_t tileM, int64_t tileN,
+                        int64_t tileK, int64_t packRowBytes,
+                        int64_t packARowBytes, int64_t threads) {
+  return kernel::CpuScheduleAttr::get(
+      s.getContext(), "contraction", s.getVectorBits(), tileM, tileN, tileK,
+      s.getRegM(), s.getRegN(), s.getRegK(), packRowBytes, packARowBytes,
+      s.getPackMinReuse(), s.getPackAMinReuse(), threads,
+      s.getMinParallelWork(), s.getBlockBytes(), s.getAccumulators());
+}
+
 SavedSchedule saveSchedule(Operation *op) {
   return {op->getAttr(kScheduleAttr), op->getAttr(kOpIdAttr)};
 }

@@ -56,6 +56,14 @@ std::string getFingerprint(mlir::Operation *op);
 /// `node#fingerprint` (just the fingerprint when no node is known).
 std::string getOpIdentity(mlir::Operation *op);
 
+/// The contraction kernel's schedule for a product a rewrite creates from a
+/// scheduled op: `s` with strategy `contraction` and these cache tiles,
+/// packing thresholds and thread chunks, its register tiles kept.
+kernel::CpuScheduleAttr
+contractionScheduleFrom(kernel::CpuScheduleAttr s, int64_t tileM, int64_t tileN,
+                        int64_t tileK, int64_t packRowBytes,
+                        int64_t packARowBytes, int64_t threads);
+
 /// An op's schedule and identity, kept across a rewrite that erases it.
 struct SavedSchedule {
   mlir::Attribute schedule, id;

@@ -287,13 +287,13 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     int64_t k = w.getDimSize(1) * w.getDimSize(2) * w.getDimSize(3);
     // A batch-1 im2col matrix that would not stay in cache (the core's
     // cache, or 4x the block) is gathered a block of output rows at a time,
-    // when that pays: every
-    // block reads all the weights again, so they must stay in cache or the
-    // block be wide (its columns at least half the output channels, so that
-    // re-reading them costs less than writing and reading the whole im2col
-    // matrix). 256 channels at 14x14 took 14x ORT's time blocked (one row,
-    // 14 columns, a block) and 1.05x plain. 3-channel stems (K = 27, a 1.3
-    // MB matrix, 3 MB of output) went 834 -> 500 us (SqueezeNet's) and 408
+    // when that pays: every block reads all the weights again, so they must
+    // stay in cache or the block be wide (its columns at least half the
+    // output channels, so that re-reading them costs less than writing and
+    // reading the whole im2col matrix). 256 channels at 14x14 took 14x ORT's
+    // time blocked (one row, 14 columns, a block) and 1.05x plain. 3-channel
+    // stems (K = 27, a 1.3 MB matrix, 3 MB of output) went 834 -> 500 us
+    // (SqueezeNet's) and 408
     // -> 305 us (MobileNet's) blocked.
     int64_t elt = elementBytes(conv);
     if (blockBytes > 0 && n == 1 && oh >= 4 &&
@@ -455,13 +455,16 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         slowReason = "dynamic shapes";
       } else {
         matrixVector(linalgOp, f);
-        FailureOr<linalg::ContractionDimensions> dims =
-            linalg::inferContractionDims(linalgOp);
-        SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-        if (packedWeightsPay(linalgOp, f))
+        if (packedWeightsPay(linalgOp, f)) {
           f.strategy = "packed_weights";
-        else if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1)
-          fitThreadBlocks(f, ranges[dims->m.front()], ranges[dims->n.front()]);
+        } else {
+          FailureOr<linalg::ContractionDimensions> dims =
+              linalg::inferContractionDims(linalgOp);
+          SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+          if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1)
+            fitThreadBlocks(f, ranges[dims->m.front()],
+                            ranges[dims->n.front()]);
+        }
       }
       return f;
     }
