@@ -64,4 +64,18 @@ def ExpandShapeToReinterpretCast
                            "mlir::arith::ArithDialect"];
 }
 
+def UnshareInitializers
+    : Pass<"kiln-unshare-initializers", "mlir::func::FuncOp"> {
+  let summary = "One fill or broadcast per op that writes into it";
+  let description = [{
+    A linalg.fill or linalg.broadcast (of constants) on tensors whose result
+    several ops use, one of them or more as their destination (the init of a
+    linalg op, the dest of tensor.insert_slice), is cloned right before each
+    such op. CSE merges equal initializers (zero fills of padded inputs,
+    equal bias broadcasts); bufferized shared, each destination would get a
+    copy of the shared buffer. Runs after the last CSE before bufferization.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // KILN_LOWERING_BUFFERIZATION_PASSES

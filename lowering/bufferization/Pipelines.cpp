@@ -16,7 +16,8 @@ void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text) {
 }
 
 void addEntryBufferization(mlir::OpPassManager &pm) {
-  addPipelineText(pm, "eliminate-empty-tensors,"
+  addPipelineText(pm, "func.func(kiln-unshare-initializers),"
+                      "eliminate-empty-tensors,"
                       "one-shot-bufferize{bufferize-function-boundaries "
                       "allow-return-allocs-from-loops "
                       "function-boundary-type-conversion=identity-layout-map},"
