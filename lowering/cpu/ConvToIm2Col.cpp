@@ -413,10 +413,13 @@ cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
               Value block = tensor::ExtractSliceOp::create(
                   lb, ll, blockType, iter[0], blockOffsets, blockSizes, unit);
               if (init) {
+                // Into a buffer of its own: the block of the output is
+                // strided, and the product needs it contiguous (a copy).
                 IRMapping map;
                 map.map(
                     cast<DestinationStyleOpInterface>(init).getDpsInits()[0],
-                    block);
+                    tensor::EmptyOp::create(lb, ll, blockType.getShape(),
+                                            s.elt));
                 Operation *copy = lb.clone(*init, map);
                 copy->getResult(0).setType(blockType);
                 block = copy->getResult(0);
@@ -644,9 +647,8 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
                                        s, s.getTileM(), s.getTileN(),
                                        s.getTileK(), s.getPackRowBytes(),
                                        s.getPackARowBytes(), s.getThreads()));
-        op->emitRemark() << "packed_weights does not apply (needs a constant "
-                            "f32 B with whole panels of columns); the "
-                            "contraction kernel runs it";
+        op->emitRemark() << "packed_weights does not apply (needs static f32 "
+                            "operands); the contraction kernel runs it";
       }
   }
 

@@ -194,7 +194,17 @@ def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp">
     contraction kernel) or from the function's `kiln.default_schedule`
     (vector rows and threads for every other op), both written by
     `kiln-cpu-select-schedule`; the pass holds no schedule of its own.
+
+    A contraction's initializer (bias broadcast, fill) and elementwise
+    epilogue (activation, residual add) move into its register tiles where
+    they fit (ContractionEpilogue.cpp): the first K block starts from the
+    initializer's values, the last stores the epilogue's.
   }];
+  let options = [
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Compute contractions' initializers and elementwise epilogues in "
+           "their register tiles">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",

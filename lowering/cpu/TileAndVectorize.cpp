@@ -215,7 +215,8 @@ void packBlock(RewriterBase &rewriter, linalg::LinalgOp tile,
 
 /// Tiles loop `dim` of `op` by `size` with an scf.for; returns the tile.
 FailureOr<Operation *> tileOneDim(RewriterBase &rewriter, Operation *op,
-                                  unsigned dim, int64_t size) {
+                                  unsigned dim, int64_t size,
+                                  Operation **loop = nullptr) {
   auto tiling = cast<TilingInterface>(op);
   SmallVector<int64_t> sizes(tiling.getLoopIteratorTypes().size(), 0);
   sizes[dim] = size;
@@ -223,6 +224,8 @@ FailureOr<Operation *> tileOneDim(RewriterBase &rewriter, Operation *op,
       tileOp(rewriter, tiling, sizes, scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(tiled))
     return failure();
+  if (loop && !tiled->loops.empty())
+    *loop = tiled->loops.front().getOperation();
   return tiled->tiledOps.front();
 }
 
@@ -374,9 +377,13 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
 
   // Level 2: K cache block, then mc-row blocks of A under the K step's B
   // block (a whole number of them, after the splits above).
-  FailureOr<Operation *> l2 = tileOneDim(rewriter, cur, *kDim, t.kc);
+  Operation *kLoop = nullptr;
+  FailureOr<Operation *> l2 = tileOneDim(rewriter, cur, *kDim, t.kc, &kLoop);
   if (failed(l2))
     return failure();
+  int64_t kBlocks = llvm::divideCeil(ranges[*kDim], t.kc);
+  if (kLoop && kBlocks > 1)
+    result.kBlockLoops.push_back(kLoop);
   cur = *l2;
   if (outer[*mDim] > t.mc) {
     FailureOr<Operation *> l2b = tileOneDim(rewriter, cur, *mDim, t.mc);
@@ -419,6 +426,7 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(l4))
     return failure();
   result.registerTiles.push_back(l4->tiledOps.front());
+  result.registerTileKBlocks.push_back(kBlocks);
   for (LoopLikeOpInterface loop : l4->loops)
     result.accumulatorLoops.push_back(loop);
   return success();
@@ -541,13 +549,32 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
 
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    auto usesRegisterKernel = [](linalg::LinalgOp op) {
+      kernel::CpuScheduleAttr own = getOwnSchedule(op);
+      return own && own.usesContractionKernel() &&
+             linalg::isaContractionOpInterface(op);
+    };
+    // Initializers and epilogues that the register tiles of their
+    // contraction compute (ContractionEpilogue.cpp): marked with the
+    // group's number, left alone until the tiles exist.
+    int64_t groups = 0;
+    if (fuseEpilogues)
+      groups = markContractionEpilogues(
+          rewriter, llvm::filter_to_vector(ops, usesRegisterKernel));
+    llvm::SmallDenseSet<int64_t> tiledGroups;
+
     for (linalg::LinalgOp op : ops) {
+      if (getEpilogueGroup(op) >= 0)
+        continue;
       // Ops already inside a parallel loop (a blocked convolution's) get
       // their register tiles but no threads of their own.
       bool nested = op->getParentOfType<scf::ForallOp>() != nullptr;
       kernel::CpuScheduleAttr own = getOwnSchedule(op);
-      if (own && own.usesContractionKernel() &&
-          linalg::isaContractionOpInterface(op)) {
+      if (usesRegisterKernel(op)) {
+        int64_t group = -1;
+        if (auto g = op->getAttrOfType<IntegerAttr>(kEpilogueGroupAttr))
+          group = g.getInt();
+        op->removeAttr(kEpilogueGroupAttr);
         std::string why;
         FailureOr<ContractionTilingResult> tiled =
             tileContraction(rewriter, op, own, !nested, why);
@@ -557,18 +584,57 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
           UnitAttr unit = rewriter.getUnitAttr();
           for (Operation *loop : tiled->peelLoops)
             loop->setAttr(kPeelAttr, unit);
-          for (Operation *tile : tiled->registerTiles)
+          for (auto [tile, kBlocks] :
+               llvm::zip(tiled->registerTiles, tiled->registerTileKBlocks)) {
             tile->setAttr(kRegisterTileAttr, unit);
+            if (group >= 0) {
+              tile->setAttr(kEpilogueGroupAttr,
+                            rewriter.getI64IntegerAttr(group));
+              tile->setAttr(kKBlocksAttr, rewriter.getI64IntegerAttr(kBlocks));
+            }
+          }
+          for (Operation *loop : tiled->kBlockLoops)
+            loop->setAttr(kKBlocksAttr, unit);
           for (Operation *loop : tiled->accumulatorLoops)
             loop->setAttr(kAccumulateAttr, unit);
           for (Operation *copy : tiled->packCopies)
             copy->setAttr(kPackCopyAttr, unit);
+          if (group >= 0)
+            tiledGroups.insert(group);
           continue;
         }
         remarkSlowPath(op, "contraction without the register kernel", why);
       }
-      if (!rows)
-        continue;
+      rowPath(rewriter, op, nested);
+    }
+    // The initializers and epilogues of products that were not tiled.
+    SmallVector<linalg::LinalgOp> untiled;
+    func.walk([&](linalg::LinalgOp op) {
+      int64_t g = getEpilogueGroup(op);
+      if (g >= 0 && !tiledGroups.contains(g))
+        untiled.push_back(op);
+    });
+    for (linalg::LinalgOp op : untiled) {
+      op->removeAttr(kEpilogueInitAttr);
+      op->removeAttr(kEpilogueOfAttr);
+      rowPath(rewriter, op, op->getParentOfType<scf::ForallOp>() != nullptr);
+    }
+
+    vectorizeMarked(rewriter, func, lanes);
+    if (groups > 0)
+      fuseGroups(rewriter, func, lanes);
+  }
+
+  /// The path of every op without a contraction kernel: threads when large,
+  /// then vector rows.
+  void rowPath(RewriterBase &rewriter, linalg::LinalgOp op, bool nested) {
+    auto rows = getOperation()->getAttrOfType<kernel::CpuScheduleAttr>(
+        kDefaultScheduleAttr);
+    if (!rows)
+      return;
+    int64_t lanes = lanesFor(rows.getVectorBits());
+    kernel::CpuScheduleAttr own = getOwnSchedule(op);
+    {
       linalg::LinalgOp cur = op;
       if (rows.getThreads() > 0 && !nested) {
         FailureOr<linalg::LinalgOp> inner = parallelizeOuterDims(
@@ -590,7 +656,12 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
                        "with contiguous rows");
       }
     }
+  }
 
+  /// Peels, packs, vectorizes the marked register tiles and keeps their
+  /// accumulators in registers; records the tiles of epilogue groups.
+  void vectorizeMarked(RewriterBase &rewriter, func::FuncOp func,
+                       int64_t lanes) {
     peelMarkedLoops(rewriter, func);
     // Fold the peeled bounds into static subviews and tile shapes.
     RewritePatternSet patterns(&getContext());
@@ -626,6 +697,24 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     });
     for (linalg::LinalgOp op : tiles) {
       op->removeAttr(kRegisterTileAttr);
+      int64_t group = -1;
+      if (auto g = op->getAttrOfType<IntegerAttr>(kEpilogueGroupAttr)) {
+        group = g.getInt();
+        int64_t kBlocks = op->getAttrOfType<IntegerAttr>(kKBlocksAttr).getInt();
+        op->removeAttr(kEpilogueGroupAttr);
+        op->removeAttr(kKBlocksAttr);
+        // The loop over K blocks around the tile, where there are several.
+        scf::ForOp kLoop;
+        for (Operation *p = op->getParentOp(); p && !kLoop;
+             p = p->getParentOp())
+          if (auto f = dyn_cast<scf::ForOp>(p); f && f->hasAttr(kKBlocksAttr))
+            kLoop = f;
+        if ((kBlocks > 1) != bool(kLoop) || !op.hasPureBufferSemantics() ||
+            op.hasDynamicShape())
+          failedGroups.insert(group);
+        else
+          groupTiles[group].push_back({op.getDpsInits()[0], kLoop});
+      }
       if (!op.hasPureBufferSemantics() || op.hasDynamicShape())
         continue;
       fixGatherRowMaps(rewriter, op);
@@ -650,6 +739,35 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       hoistAccumulator(rewriter, loop);
     }
   }
+
+  /// Moves each group's initializer and epilogue into its register tiles;
+  /// where that fails, they take the row path.
+  void fuseGroups(RewriterBase &rewriter, func::FuncOp func, int64_t lanes) {
+    SmallVector<linalg::LinalgOp> leftover;
+    for (auto &[g, group] : takeEpilogueGroups(func)) {
+      if (!failedGroups.contains(g) &&
+          succeeded(fuseContractionEpilogue(rewriter, group.init,
+                                            group.epilogue, groupTiles[g])))
+        continue;
+      for (Operation *op : {group.init, group.epilogue.getOperation()})
+        if (op) {
+          remarkSlowPath(op, "a pass of its own",
+                         "its contraction's register tiles could not take it");
+          leftover.push_back(cast<linalg::LinalgOp>(op));
+        }
+    }
+    func.walk([&](scf::ForOp loop) { loop->removeAttr(kKBlocksAttr); });
+    if (leftover.empty())
+      return;
+    for (linalg::LinalgOp op : leftover)
+      rowPath(rewriter, op, op->getParentOfType<scf::ForallOp>() != nullptr);
+    groupTiles.clear();
+    vectorizeMarked(rewriter, func, lanes);
+  }
+
+  /// Per epilogue group, its register tiles' C views and K-block loops.
+  llvm::DenseMap<int64_t, SmallVector<std::pair<Value, scf::ForOp>>> groupTiles;
+  llvm::SmallDenseSet<int64_t> failedGroups;
 };
 
 } // namespace

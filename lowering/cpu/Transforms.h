@@ -15,8 +15,12 @@
 #include "dialects/graph/ConstantData.h"
 #include "dialects/kernel/KernelAttrs.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include "llvm/ADT/MapVector.h"
 
 #include <functional>
 #include <string>
@@ -138,6 +142,10 @@ void populateConvToIm2ColPatterns(mlir::RewritePatternSet &patterns,
 struct ContractionTilingResult {
   llvm::SmallVector<mlir::Operation *> peelLoops;
   llvm::SmallVector<mlir::Operation *> registerTiles;
+  /// The number of K blocks each register tile's product has.
+  llvm::SmallVector<int64_t> registerTileKBlocks;
+  /// The loops over K blocks (where there are two or more).
+  llvm::SmallVector<mlir::Operation *> kBlockLoops;
   llvm::SmallVector<mlir::Operation *> accumulatorLoops;
   llvm::SmallVector<mlir::Operation *> packCopies;
 };
@@ -150,6 +158,51 @@ mlir::FailureOr<ContractionTilingResult>
 tileContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                 kernel::CpuScheduleAttr schedule, bool allowThreads,
                 std::string &why);
+
+//===----------------------------------------------------------------------===//
+// Initializers and epilogues in the register tiles (ContractionEpilogue.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The ops around a contraction on buffers that its register tiles can
+/// compute: the initializer of its output C (a fill or an elementwise
+/// generic writing all of C, right before it) and an elementwise epilogue
+/// reading C right after it; either may be null, not both.
+struct ContractionEpilogue {
+  mlir::Operation *init = nullptr;
+  mlir::linalg::GenericOp epilogue;
+};
+std::optional<ContractionEpilogue>
+findContractionEpilogue(mlir::linalg::LinalgOp product);
+
+/// Marks of the products whose register tiles compute their initializer
+/// and epilogue, by group number: the product (then its register tiles),
+/// the initializer, the epilogue; a register tile's number of K blocks and
+/// the loops over K blocks.
+constexpr llvm::StringLiteral kEpilogueGroupAttr = "kiln.epilogue_group";
+constexpr llvm::StringLiteral kEpilogueInitAttr = "kiln.epilogue_init";
+constexpr llvm::StringLiteral kEpilogueOfAttr = "kiln.epilogue_of";
+constexpr llvm::StringLiteral kKBlocksAttr = "kiln.k_blocks";
+
+/// Marks each of `products` that has an initializer or epilogue, and them;
+/// returns the number of groups.
+int64_t
+markContractionEpilogues(mlir::RewriterBase &rewriter,
+                         llvm::ArrayRef<mlir::linalg::LinalgOp> products);
+/// The group `op` is the initializer or epilogue of, or -1.
+int64_t getEpilogueGroup(mlir::Operation *op);
+/// Each marked group's initializer and epilogue in `func`, marks removed.
+llvm::MapVector<int64_t, ContractionEpilogue>
+takeEpilogueGroups(mlir::func::FuncOp func);
+
+/// Moves `init` and `epilogue` (found by findContractionEpilogue) into the
+/// vectorized register tiles of their product, given as each tile's C view
+/// (read before its K loop and written after it) and the loop over K blocks
+/// around it (null: one K block); erases them. Fails without changing
+/// anything when a tile or operand does not fit.
+mlir::LogicalResult fuseContractionEpilogue(
+    mlir::RewriterBase &rewriter, mlir::Operation *init,
+    mlir::linalg::GenericOp epilogue,
+    llvm::ArrayRef<std::pair<mlir::Value, mlir::scf::ForOp>> tiles);
 
 //===----------------------------------------------------------------------===//
 // Depthwise convolutions (DepthwiseConvNhwc.cpp)

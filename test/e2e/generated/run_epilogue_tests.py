@@ -38,6 +38,17 @@ CASES = {
     "conv_silu": ("conv", (1, 8, 20, 20), 16, 3, "silu"),
     "conv_affine_silu_large": ("conv", (1, 48, 80, 80), 24, 3, "affine_silu"),
     "conv_affine_hardswish_large": ("conv", (1, 48, 80, 80), 24, 3, "affine_hardswish"),
+    # Bias and activation computed in the product's register tiles: K in
+    # several cache blocks (3x3 over 72 channels, K = 648), rows and columns
+    # past whole register tiles, a residual read per element.
+    "conv_deep_relu": ("conv", (1, 72, 12, 12), 36, 3, "relu"),
+    "conv1x1_wide_relu": ("conv", (1, 64, 30, 30), 160, 1, "relu"),
+    "conv_residual_relu": ("conv", (1, 40, 18, 18), 48, 1, "residual_relu"),
+    "conv_deep_residual_relu": ("conv", (1, 96, 14, 14), 56, 3, "residual_relu"),
+    "matmul_deep_bias_gelu": ("matmul", (1, 40, 600), 96, None, "gelu"),
+    # K in whole cache blocks (512 = 2 x 256): the last block's test.
+    "conv1x1_k512_relu": ("conv", (1, 512, 9, 9), 40, 1, "relu"),
+    "matmul_k512_bias_relu": ("matmul", (1, 24, 512), 64, None, "relu"),
     "matmul_bias_gelu_decomposed": ("matmul", (2, 16, 32), 48, None, "gelu"),
     "matmul_bias_relu": ("matmul", (2, 16, 32), 48, None, "relu"),
     "matmul_bias": ("matmul", (2, 16, 32), 48, None, "none"),
@@ -138,6 +149,12 @@ def make_case(name, spec, rng, work):
             y = y * s.astype(np.float64) + t.astype(np.float64)
             src = "yt"
         yshape = [1, n, h, wd]
+        if act == "residual_relu":
+            r = rng.standard_normal(yshape).astype(np.float32)
+            inits.append(numpy_helper.from_array(r, "r"))
+            nodes.append(helper.make_node("Add", [src, "r"], ["yr"]))
+            y = y + r.astype(np.float64)
+            src, act = "yr", "relu"
     else:
         w = (rng.standard_normal((xshape[-1], n)) / np.sqrt(xshape[-1])).astype(np.float32)
         b = rng.standard_normal(n).astype(np.float32)

@@ -1,0 +1,117 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=8 tile-n=32 tile-k=64 parallel=0},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=8 tile-n=32 tile-k=64 parallel=0},kiln-cpu-tile-and-vectorize{fuse-epilogues=0}))' -split-input-file | FileCheck %s --check-prefix=OFF
+
+// A convolution's product on buffers (C = the collapsed output of a 1x1
+// convolution): the bias broadcast before it and the ReLU after it run in
+// its register tiles. One K block (K = 48 <= 64): each tile starts from
+// the bias of its 6 rows (scalar loads, broadcast along the row) and
+// stores max(acc, 0) to D; C is never read or written.
+// CHECK-LABEL: func.func @bias_relu
+//   CHECK-NOT: linalg.generic
+//       CHECK: memref.load %[[BIAS:.*]][%{{.*}}] : memref<16xf32>
+//       CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
+//       CHECK: vector.insert %{{.*}}, %{{.*}} [0] : vector<16xf32> into vector<6x16xf32>
+//       CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
+//       CHECK:   vector.contract
+//       CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<6x16xf32>
+//       CHECK: vector.transfer_write %[[M]], %[[D:.*]][%{{.*}}, %{{.*}}] {in_bounds = [true, true]} : vector<6x16xf32>, memref<16x64xf32
+//   CHECK-NOT: linalg.generic
+// OFF-LABEL: func.func @bias_relu
+//   OFF-NOT: memref.load
+//       OFF: vector.transfer_write {{.*}} : vector<1x1x1x8xf32>
+//       OFF: vector.contract
+//       OFF: arith.maximumf {{.*}} : vector<1x1x1x8xf32>
+func.func @bias_relu(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %bias: memref<16xf32>, %arena: memref<?xi8>, %d: memref<1x16x8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c0][] : memref<?xi8> to memref<1x16x8x8xf32>
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%c : memref<1x16x8x8xf32>) dimensions = [0, 2, 3]
+  %cv = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<1x16x8x8xf32> into memref<16x64xf32>
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%cv : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x16x8x8xf32>) outs(%d : memref<1x16x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Several K blocks (K = 160, blocks of 64): the first starts from the fill,
+// the others from C; the last stores the residual add to D, the others C.
+// An op between the product and its epilogue that touches neither C, D nor
+// the residual (a copy elsewhere in the arena) does not stand in the way.
+// CHECK-LABEL: func.func @k_blocks_residual
+//       CHECK: scf.for %[[KB:.*]] = %c0 to %c160 step %c64
+//       CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[KB]], %c0
+//       CHECK:   %[[INIT:.*]] = scf.if %[[FIRST]] -> (vector<6x16xf32>)
+//       CHECK:     vector.broadcast %{{.*}} : f32 to vector<6x16xf32>
+//       CHECK:   } else {
+//       CHECK:     vector.transfer_read
+//       CHECK:   %[[NEXT:.*]] = arith.addi %[[KB]], %c64
+//       CHECK:   %[[LAST:.*]] = arith.cmpi sge, %[[NEXT]], %c160
+//       CHECK:   scf.if %[[LAST]] {
+//       CHECK:     %[[R:.*]] = vector.transfer_read %{{.*}} : memref<16x32xf32{{.*}}>, vector<6x16xf32>
+//       CHECK:     arith.addf %{{.*}}, %[[R]] : vector<6x16xf32>
+//       CHECK:     vector.transfer_write
+//       CHECK:   } else {
+//       CHECK:     vector.transfer_write
+// CHECK-NOT: linalg.fill
+func.func @k_blocks_residual(%w: memref<16x160xf32>, %x: memref<160x32xf32>, %res: memref<16x32xf32>, %arena: memref<?xi8>, %d: memref<16x32xf32>, %y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c0][] : memref<?xi8> to memref<16x32xf32>
+  %other = memref.view %arena[%c4096][] : memref<?xi8> to memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x32xf32>)
+  linalg.matmul ins(%w, %x : memref<16x160xf32>, memref<160x32xf32>) outs(%c : memref<16x32xf32>)
+  linalg.copy ins(%y : memref<64xf32>) outs(%other : memref<64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%c, %res : memref<16x32xf32>, memref<16x32xf32>) outs(%d : memref<16x32xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// What stays a pass of its own: an epilogue whose output D is strided
+// across C's collapsed columns (the interior of a padded buffer), and one
+// after an op that reads C. Their initializers still start the products'
+// tiles: per row (a convolution's bias) scalar loads, per column (a
+// MatMul's bias) one row read and broadcast down the tile.
+// CHECK-LABEL: func.func @kept
+//       CHECK: memref.load %{{.*}} : memref<16xf32>
+//       CHECK: vector.contract
+//       CHECK: arith.maximumf {{.*}} : vector<1x1x1x8xf32>
+//       CHECK: vector.transfer_read %{{.*}} : memref<64xf32>, vector<16xf32>
+//       CHECK: vector.broadcast %{{.*}} : vector<16xf32> to vector<6x16xf32>
+//       CHECK: vector.contract
+//       CHECK: arith.negf {{.*}} : vector<{{[0-9x]+}}xf32>
+func.func @kept(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %bias: memref<16xf32>, %cbias: memref<64xf32>, %arena: memref<?xi8>, %pad: memref<1x16x10x10xf32>, %e: memref<16x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c0][] : memref<?xi8> to memref<1x16x8x8xf32>
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%c : memref<1x16x8x8xf32>) dimensions = [0, 2, 3]
+  %cv = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<1x16x8x8xf32> into memref<16x64xf32>
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%cv : memref<16x64xf32>)
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x16x8x8xf32>) outs(%inner : memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  %c2 = memref.view %arena[%c8192][] : memref<?xi8> to memref<16x64xf32>
+  linalg.broadcast ins(%cbias : memref<64xf32>) outs(%c2 : memref<16x64xf32>) dimensions = [0]
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%c2 : memref<16x64xf32>)
+  linalg.copy ins(%c2 : memref<16x64xf32>) outs(%e : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%c2 : memref<16x64xf32>) outs(%c2 : memref<16x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  }
+  return
+}
