@@ -59,3 +59,28 @@ func.func @kept(%x: tensor<16x16xf32>, %x2: tensor<16x96xf32>, %w2: tensor<96x32
   %r3 = linalg.matmul ins(%x2, %w3 : tensor<16x96xf32>, tensor<96x40xf32>) outs(%o3 : tensor<16x40xf32>) -> tensor<16x40xf32>
   return %r, %r2, %r3 : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x40xf32>
 }
+
+// -----
+
+// Given the strategy (a schedule file, the tuner), B fed at run time is
+// packed by a copy: the whole panels as a transpose of [K][N/16][16], the
+// last panel's 8 columns inserted; that panel runs as a product of its own,
+// 8 columns wide.
+// CHECK-LABEL: func.func @runtime_b
+//       CHECK: %[[E:.*]] = tensor.empty() : tensor<3x32x16xf32>
+//       CHECK: %[[W:.*]] = tensor.extract_slice %[[B:.*]][0, 0] [32, 32] [1, 1] : tensor<32x40xf32> to tensor<32x32xf32>
+//       CHECK: %[[R:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0], [1, 2]] output_shape [32, 2, 16]
+//       CHECK: %[[S:.*]] = tensor.extract_slice %[[E]][0, 0, 0] [2, 32, 16] [1, 1, 1]
+//       CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[R]] : tensor<32x2x16xf32>) outs(%[[S]] : tensor<2x32x16xf32>)
+//       CHECK: %[[I:.*]] = tensor.insert_slice %[[T]] into %[[E]][0, 0, 0] [2, 32, 16] [1, 1, 1]
+//       CHECK: %[[L:.*]] = tensor.extract_slice %[[B]][0, 32] [32, 8] [1, 1] : tensor<32x40xf32> to tensor<32x8xf32>
+//       CHECK: %[[P:.*]] = tensor.insert_slice %[[L]] into %[[I]][2, 0, 0] [1, 32, 8] [1, 1, 1]
+//       CHECK: scf.forall {{.*}} in (2, 2)
+//       CHECK:   tensor.extract_slice %[[P]][%{{.*}}, 0, 0] [1, 32, 16] [1, 1, 1] : tensor<3x32x16xf32> to tensor<32x16xf32>
+//       CHECK: scf.forall {{.*}} in (2, 1)
+//       CHECK:   tensor.extract_slice %[[P]][%{{.*}}, 0, 0] [1, 32, 8] [1, 1, 1] : tensor<3x32x16xf32> to tensor<32x8xf32>
+//       CHECK:   linalg.matmul {{.*}} outs(%{{.*}} : tensor<8x8xf32>)
+func.func @runtime_b(%x: tensor<16x32xf32>, %b: tensor<32x40xf32>, %o: tensor<16x40xf32>) -> tensor<16x40xf32> {
+  %r = linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "packed_weights", vector_bits = 256, tile_m = 8, tile_n = 16, tile_k = 32, reg_m = 6, reg_n = 16, reg_k = 1, pack_row_bytes = 0, pack_a_row_bytes = 0, pack_min_reuse = 16, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 0, block_bytes = 0, accumulators = 0>} ins(%x, %b : tensor<16x32xf32>, tensor<32x40xf32>) outs(%o : tensor<16x40xf32>) -> tensor<16x40xf32>
+  return %r : tensor<16x40xf32>
+}
