@@ -78,4 +78,17 @@ def UnshareInitializers
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def FillPadBorders : Pass<"kiln-fill-pad-borders", "mlir::func::FuncOp"> {
+  let summary = "Padding fills only the border around the inserted interior";
+  let description = [{
+    `tensor.insert_slice %x into (linalg.fill %v into tensor.empty)` with
+    static shapes, offsets and unit strides becomes the insert into the
+    empty tensor and fills of the slabs around the interior, so that the
+    padded buffer is written once rather than filled whole and then
+    overwritten inside.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_LOWERING_BUFFERIZATION_PASSES

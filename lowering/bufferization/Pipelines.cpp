@@ -16,7 +16,7 @@ void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text) {
 }
 
 void addEntryBufferization(mlir::OpPassManager &pm) {
-  addPipelineText(pm, "func.func(kiln-unshare-initializers),"
+  addPipelineText(pm, "func.func(kiln-unshare-initializers,kiln-fill-pad-borders),"
                       "eliminate-empty-tensors,"
                       "one-shot-bufferize{bufferize-function-boundaries "
                       "allow-return-allocs-from-loops "
