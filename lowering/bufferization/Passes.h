@@ -19,9 +19,11 @@ namespace kiln {
 /// Adds upstream passes given as pipeline text (passes without options);
 /// a malformed text is a bug in kiln.
 void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text);
-/// One-shot bufferization of the entry function: outputs are already
-/// caller buffers (kiln-outputs-to-destinations), function boundaries keep
-/// identity layouts, loops may return new buffers.
+/// One-shot bufferization of the entry function, after one initializer per
+/// destination (kiln-unshare-initializers) and border-only padding fills
+/// (kiln-fill-pad-borders): outputs are already caller buffers
+/// (kiln-outputs-to-destinations), function boundaries keep identity
+/// layouts, loops may return new buffers.
 void addEntryBufferization(mlir::OpPassManager &pm);
 
 /// Module attributes written by kiln-plan-memory.

@@ -16,12 +16,13 @@ void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text) {
 }
 
 void addEntryBufferization(mlir::OpPassManager &pm) {
-  addPipelineText(pm, "func.func(kiln-unshare-initializers,kiln-fill-pad-borders),"
-                      "eliminate-empty-tensors,"
-                      "one-shot-bufferize{bufferize-function-boundaries "
-                      "allow-return-allocs-from-loops "
-                      "function-boundary-type-conversion=identity-layout-map},"
-                      "canonicalize");
+  addPipelineText(pm,
+                  "func.func(kiln-unshare-initializers,kiln-fill-pad-borders),"
+                  "eliminate-empty-tensors,"
+                  "one-shot-bufferize{bufferize-function-boundaries "
+                  "allow-return-allocs-from-loops "
+                  "function-boundary-type-conversion=identity-layout-map},"
+                  "canonicalize");
 }
 
 } // namespace kiln

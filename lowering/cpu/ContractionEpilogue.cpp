@@ -224,39 +224,35 @@ std::optional<OperandRead> classify(Value operand, AffineMap map,
   return std::nullopt;
 }
 
-/// Whether `tile` is `base` or a view of it through unit-stride subviews of
-/// its rank.
-bool offsetsReach(Value tile, Value base) {
+/// The unit-stride subviews of `tile`'s rank that lead from `base` to
+/// `tile` (none when they are the same); nullopt when there is no such chain.
+std::optional<SmallVector<memref::SubViewOp>> subviewsTo(Value tile,
+                                                         Value base) {
   int64_t rank = cast<MemRefType>(tile.getType()).getRank();
-  while (tile != base) {
-    auto sv = tile.getDefiningOp<memref::SubViewOp>();
-    if (!sv || sv.getSourceType().getRank() != rank ||
-        !llvm::all_of(sv.getMixedStrides(),
-                      [](OpFoldResult s) { return isConstantIntValue(s, 1); }))
-      return false;
-    tile = sv.getSource();
-  }
-  return true;
-}
-
-/// The offsets of `tile` in `base` through a chain of unit-stride subviews.
-std::optional<SmallVector<OpFoldResult>> offsetsIn(OpBuilder &b, Location loc,
-                                                   Value tile, Value base) {
-  int64_t rank = cast<MemRefType>(tile.getType()).getRank();
-  SmallVector<OpFoldResult> sum(rank, b.getIndexAttr(0));
-  AffineExpr d0, d1;
-  bindDims(b.getContext(), d0, d1);
+  SmallVector<memref::SubViewOp> chain;
   while (tile != base) {
     auto sv = tile.getDefiningOp<memref::SubViewOp>();
     if (!sv || sv.getSourceType().getRank() != rank ||
         !llvm::all_of(sv.getMixedStrides(),
                       [](OpFoldResult s) { return isConstantIntValue(s, 1); }))
       return std::nullopt;
+    chain.push_back(sv);
+    tile = sv.getSource();
+  }
+  return chain;
+}
+
+/// The offsets, in the base of `chain` (from subviewsTo), of its tile.
+SmallVector<OpFoldResult> offsetsOf(OpBuilder &b, Location loc,
+                                    ArrayRef<memref::SubViewOp> chain,
+                                    int64_t rank) {
+  SmallVector<OpFoldResult> sum(rank, b.getIndexAttr(0));
+  AffineExpr d0, d1;
+  bindDims(b.getContext(), d0, d1);
+  for (memref::SubViewOp sv : chain)
     for (auto [i, off] : llvm::enumerate(sv.getMixedOffsets()))
       sum[i] = affine::makeComposedFoldedAffineApply(
           b, loc, AffineMap::get(2, 0, d0 + d1), {sum[i], off});
-    tile = sv.getSource();
-  }
   return sum;
 }
 
@@ -486,10 +482,14 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     vector::TransferReadOp read;
     vector::TransferWriteOp write;
     scf::ForOp kBlocks;
+    SmallVector<memref::SubViewOp> chain; // from C's view to the tile
   };
   SmallVector<Access> accesses;
   for (auto [tile, kBlocks] : tiles) {
-    Access a{nullptr, nullptr, kBlocks};
+    std::optional<SmallVector<memref::SubViewOp>> chain = subviewsTo(tile, cv);
+    if (!chain)
+      return failure();
+    Access a{nullptr, nullptr, kBlocks, std::move(*chain)};
     for (Operation *user : tile.getUsers()) {
       if (auto r = dyn_cast<vector::TransferReadOp>(user); r && !a.read)
         a.read = r;
@@ -498,8 +498,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
       else if (!isa<memref::SubViewOp>(user))
         return failure();
     }
-    if (!a.read || !a.write || !offsetsReach(tile, cv) ||
-        a.read->getBlock() != a.write->getBlock() ||
+    if (!a.read || !a.write || a.read->getBlock() != a.write->getBlock() ||
         !a.read->isBeforeInBlock(a.write) ||
         a.read.getVectorType().getRank() != 2 ||
         a.read.getVectorType() != a.write.getVectorType() ||
@@ -523,13 +522,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
   DominanceInfo dom(top->getParentOp());
   rewriter.setInsertionPoint(top);
   Location loc = top->getLoc();
-  auto view2d = [&](Value v) -> Value {
-    if (!dom.properlyDominates(v, top))
-      return nullptr;
-    if (cast<MemRefType>(v.getType()).getRank() == 2 && groups[0].size() == 1)
-      return v;
-    return memref::CollapseShapeOp::create(rewriter, loc, v, groups);
-  };
+  // Checked first, made after: a failure leaves nothing behind.
   auto readsOf = [&](linalg::LinalgOp op, Value skip)
       -> std::optional<SmallVector<std::optional<OperandRead>>> {
     SmallVector<std::optional<OperandRead>> reads;
@@ -541,21 +534,13 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
       }
       std::optional<OperandRead> r =
           classify(in->get(), op.getMatchingIndexingMap(in), shape, groups);
-      if (!r)
-        return std::nullopt;
-      if (r->kind == OperandRead::Full) {
-        r->buffer = view2d(r->buffer);
-      } else if (!dom.properlyDominates(r->buffer, top)) {
-        r->buffer = nullptr;
-      }
-      if (!r->buffer)
+      if (!r || !dom.properlyDominates(r->buffer, top))
         return std::nullopt;
       reads.push_back(r);
     }
     return reads;
   };
   SmallVector<std::optional<OperandRead>> initReads, epilogueReads;
-  Value d;
   if (init && !isa<linalg::FillOp>(init)) {
     auto r = readsOf(cast<linalg::LinalgOp>(init), Value());
     if (!r)
@@ -564,11 +549,21 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
   }
   if (epilogue) {
     auto r = readsOf(epilogue, c);
-    d = view2d(epilogue.getDpsInits()[0]);
-    if (!r || !d)
+    if (!r || !dom.properlyDominates(epilogue.getDpsInits()[0], top))
       return failure();
     epilogueReads = *r;
   }
+  // 2-D views of C-shaped operands and of D.
+  auto view2d = [&](Value v) -> Value {
+    if (cast<MemRefType>(v.getType()).getRank() == 2 && groups[0].size() == 1)
+      return v;
+    return memref::CollapseShapeOp::create(rewriter, loc, v, groups);
+  };
+  for (auto *reads : {&initReads, &epilogueReads})
+    for (std::optional<OperandRead> &r : *reads)
+      if (r && r->kind == OperandRead::Full)
+        r->buffer = view2d(r->buffer);
+  Value d = epilogue ? view2d(epilogue.getDpsInits()[0]) : Value();
 
   for (Access &a : accesses) {
     VectorType type = a.read.getVectorType();
@@ -587,17 +582,13 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     };
     if (init) {
       rewriter.setInsertionPoint(a.read);
-      std::optional<SmallVector<OpFoldResult>> at =
-          offsetsIn(rewriter, l, a.read.getBase(), cv);
-      if (!at)
-        return failure();
+      SmallVector<OpFoldResult> at = offsetsOf(rewriter, l, a.chain, 2);
       auto start = [&](OpBuilder &b, Location bl) {
         OpBuilder::InsertionGuard guard(rewriter);
         rewriter.setInsertionPoint(b.getInsertionBlock(),
                                    b.getInsertionPoint());
         return evaluateBody(rewriter, bl, cast<linalg::LinalgOp>(init),
-                            tileReads(initReads, *at, Value()),
-                            type.getShape());
+                            tileReads(initReads, at, Value()), type.getShape());
       };
       Value initial;
       if (!a.kBlocks) {
@@ -621,10 +612,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     }
     if (epilogue) {
       rewriter.setInsertionPoint(a.write);
-      std::optional<SmallVector<OpFoldResult>> at =
-          offsetsIn(rewriter, l, a.write.getBase(), cv);
-      if (!at)
-        return failure();
+      SmallVector<OpFoldResult> at = offsetsOf(rewriter, l, a.chain, 2);
       Value acc = a.write.getValueToStore();
       auto finish = [&](OpBuilder &b, Location bl) {
         OpBuilder::InsertionGuard guard(rewriter);
@@ -632,11 +620,11 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
                                    b.getInsertionPoint());
         Value out =
             evaluateBody(rewriter, bl, epilogue,
-                         tileReads(epilogueReads, *at, acc), type.getShape());
+                         tileReads(epilogueReads, at, acc), type.getShape());
         vector::TransferWriteOp::create(
             rewriter, bl, out, d,
-            ValueRange{getValueOrCreateConstantIndexOp(rewriter, bl, (*at)[0]),
-                       getValueOrCreateConstantIndexOp(rewriter, bl, (*at)[1])},
+            ValueRange{getValueOrCreateConstantIndexOp(rewriter, bl, at[0]),
+                       getValueOrCreateConstantIndexOp(rewriter, bl, at[1])},
             ArrayRef<bool>{true, true});
       };
       if (!a.kBlocks) {

@@ -593,8 +593,11 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
               tile->setAttr(kKBlocksAttr, rewriter.getI64IntegerAttr(kBlocks));
             }
           }
-          for (Operation *loop : tiled->kBlockLoops)
-            loop->setAttr(kKBlocksAttr, unit);
+          // The K-block loops tell the group's tiles their first and last
+          // block.
+          if (group >= 0)
+            for (Operation *loop : tiled->kBlockLoops)
+              loop->setAttr(kKBlocksAttr, unit);
           for (Operation *loop : tiled->accumulatorLoops)
             loop->setAttr(kAccumulateAttr, unit);
           for (Operation *copy : tiled->packCopies)
