@@ -122,6 +122,57 @@ TEST_F(ParallelFor, ConcurrentCallersAllComplete) {
       ASSERT_EQ(cov[i]->hits[k].load(), 20) << "caller " << i << " index " << k;
 }
 
+// Which thread ran each index of a job of n single-index chunks.
+struct Owners {
+  std::mutex mu;
+  std::vector<std::thread::id> owner;
+  // Indices below this sleep 50 ms, the others 10 ms: long enough for a
+  // worker to join on a loaded machine before the caller ends its share.
+  int64_t slowBelow = 0;
+};
+
+void recordOwner(int64_t begin, int64_t end, void *data) {
+  auto *o = static_cast<Owners *>(data);
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(begin < o->slowBelow ? 50 : 10));
+  std::lock_guard<std::mutex> lock(o->mu);
+  for (int64_t i = begin; i < end; ++i)
+    o->owner[i] = std::this_thread::get_id();
+}
+
+TEST_F(ParallelFor, ThreadsKeepTheirShareAcrossJobs) {
+  // Two threads, eight chunks: the caller takes the first four, the worker
+  // the last four, in every job, so that consecutive loops over the same
+  // data find it in the cache of the core that wrote it.
+  kiln_rt_set_num_threads(2);
+  std::vector<std::thread::id> first;
+  for (int job = 0; job < 3; ++job) {
+    Owners o;
+    o.owner.resize(8);
+    kiln_rt_parallel_for(8, recordOwner, &o);
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(o.owner[i], std::this_thread::get_id()) << "chunk " << i;
+    for (int64_t i = 4; i < 8; ++i)
+      EXPECT_NE(o.owner[i], std::this_thread::get_id()) << "chunk " << i;
+    if (job == 0)
+      first = o.owner;
+    else
+      EXPECT_EQ(o.owner, first) << "job " << job;
+  }
+}
+
+TEST_F(ParallelFor, IdleThreadsTakeWhatIsLeftOfOthersShares) {
+  // The caller's chunks are slow: the worker finishes its own and takes the
+  // caller's last ones, from the end of its share.
+  kiln_rt_set_num_threads(2);
+  Owners o;
+  o.owner.resize(8);
+  o.slowBelow = 4;
+  kiln_rt_parallel_for(8, recordOwner, &o);
+  EXPECT_EQ(o.owner[0], std::this_thread::get_id());
+  EXPECT_NE(o.owner[3], std::this_thread::get_id());
+}
+
 TEST_F(ParallelFor, DefaultCountIsPositive) {
   kiln_rt_set_num_threads(0);
   EXPECT_GE(kiln_rt_get_num_threads(), 1);
