@@ -218,15 +218,42 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
 
   /// Row blocks of fewer register tiles (down to 8) where the thread blocks
   /// need the rows: with the columns in few blocks, a 256-row product in one
-  /// 256-row block would leave every thread but one idle. `m` rows and `n`
-  /// columns of the product; a tile_m set by --schedule stays.
-  void fitThreadBlocks(Fields &f, int64_t m, int64_t n) const {
+  /// 256-row block would leave every thread but one idle. `m` rows, `n`
+  /// columns and `k` multiply-adds per output of the product; a tile_m or
+  /// tile_n set by --schedule stays.
+  void fitThreadBlocks(Fields &f, int64_t m, int64_t n, int64_t k) const {
     if (tileM > 0 || f.threads <= 0)
       return;
     int64_t wanted = llvm::divideCeil(f.threads, llvm::divideCeil(n, f.tileN));
     while (f.tileM > 8 * f.regM &&
            int64_t(llvm::divideCeil(m, f.tileM)) < wanted)
       f.tileM = llvm::alignTo(f.tileM / 2, f.regM);
+    // Too few rows for two blocks (a 1x1 projection to 64 or 96 channels
+    // at 14x14: one row block, one column block) leave the chunks to the
+    // columns: each column block reads A again, which stays in L2, where
+    // one block ran the whole product on one thread (576 -> 96 @14: 153 ->
+    // 122 us on two threads). With two row blocks or more, splitting the
+    // columns as well was slower (512 -> 128 @14: 92 -> 105 us). Rows and
+    // columns past the last whole block become ops of their own, so whole
+    // blocks count (one when the block is larger than the product).
+    auto wholeBlocks = [](int64_t size, int64_t block) {
+      return size < block ? 1 : size / block;
+    };
+    if (tileN > 0 || m * n * k < f.minParallelWork ||
+        wholeBlocks(m, f.tileM) > 1)
+      return;
+    while (f.tileN > f.regN && wholeBlocks(n, f.tileN) < f.threads / 2)
+      f.tileN = llvm::alignTo(f.tileN / 2, f.regN);
+  }
+
+  /// The multiply-adds per output element of a contraction.
+  static int64_t reductionSize(linalg::LinalgOp op) {
+    int64_t k = 1;
+    for (auto [range, it] :
+         llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+      if (it == utils::IteratorType::reduction)
+        k *= range;
+    return k;
   }
 
   /// A matrix-vector product (M = 1) streams B once: one accumulator row
@@ -309,7 +336,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       }
     }
     if (f.strategy == "im2col")
-      fitThreadBlocks(f, out.getDimSize(1), oh * ow);
+      fitThreadBlocks(f, out.getDimSize(1), oh * ow, n * k);
     return f;
   }
 
@@ -462,8 +489,8 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
               linalg::inferContractionDims(linalgOp);
           SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
           if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1)
-            fitThreadBlocks(f, ranges[dims->m.front()],
-                            ranges[dims->n.front()]);
+            fitThreadBlocks(f, ranges[dims->m.front()], ranges[dims->n.front()],
+                            reductionSize(linalgOp));
         }
       }
       return f;

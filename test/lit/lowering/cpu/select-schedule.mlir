@@ -17,10 +17,32 @@
 // 6 x 16 at 256 bits; no threads when parallel is off.
 // V256: func.func @matmul{{.*}}threads = 0
 // V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 192, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, {{.*}}threads = 0,
-// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 48, tile_n = 64, tile_k = 256, reg_m = 6, reg_n = 8,
+// Without vectors a register tile is 6 x 8: one whole row block of 48, so
+// the columns make the thread chunks (six blocks of 16).
+// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 48, tile_n = 16, tile_k = 256, reg_m = 6, reg_n = 8,
 func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32> loc("mm0")
   return %r : tensor<64x96xf32>
+}
+
+// -----
+
+// A 1x1 projection to 96 channels at 14x14 (96 x 196 x 576): row blocks of
+// 64 and 32 and one column block would run each on one thread; the columns
+// make the chunks instead (six whole blocks of 32). With two whole row
+// blocks (128 channels) the columns stay in one block.
+// V512-LABEL: func.func @projection
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 32, tile_k = 256,
+// V512-LABEL: func.func @projection128
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256,
+func.func @projection(%a: tensor<96x576xf32>, %b: tensor<576x196xf32>, %c: tensor<96x196xf32>) -> tensor<96x196xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<96x576xf32>, tensor<576x196xf32>) outs(%c : tensor<96x196xf32>) -> tensor<96x196xf32>
+  return %r : tensor<96x196xf32>
+}
+
+func.func @projection128(%a: tensor<128x576xf32>, %b: tensor<576x196xf32>, %c: tensor<128x196xf32>) -> tensor<128x196xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<128x576xf32>, tensor<576x196xf32>) outs(%c : tensor<128x196xf32>) -> tensor<128x196xf32>
+  return %r : tensor<128x196xf32>
 }
 
 // -----
