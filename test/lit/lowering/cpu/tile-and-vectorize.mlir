@@ -1,13 +1,15 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=24 tile-n=32 tile-k=64 min-parallel-work=32768 schedule-file=%S/Inputs/tile-schedules.json},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
 
-// A matmul becomes a forall over cache blocks, a K block loop, a register
-// tile (N outside M, M peeled) and a K loop that carries the accumulator.
-// The 16 rows past the last whole block of 24 are a matmul of their own,
-// so every tile is static: its register tiles are 6, 6 and a peeled 4; with
-// 16 x 96 x 128 multiply-adds it is too small for threads.
+// A matmul becomes a K block loop, a forall over cache blocks (each K
+// block's B block stays in cache while the threads' row blocks sweep it), a
+// register tile (N outside M, M peeled) and a K loop that carries the
+// accumulator. The 16 rows past the last whole block of 24 are a matmul of
+// their own, so every tile is static: its register tiles are 6, 6 and a
+// peeled 4; with 16 x 96 x 128 multiply-adds it is too small for threads,
+// and without them its K blocks stay inside the column blocks.
 // CHECK-LABEL: func.func @matmul
-//       CHECK: scf.forall ({{.*}}) = (0, 0) to (48, 96) step (24, 32)
-//       CHECK:   scf.for
+//       CHECK: scf.for {{.*}} = %c0 to %c128 step %c64
+//       CHECK:   scf.forall ({{.*}}) = (0, 0) to (48, 96) step (24, 32)
 //       CHECK:     scf.for
 //       CHECK:       scf.for
 //       CHECK:         %[[ACC:.*]] = vector.transfer_read {{.*}} vector<6x16xf32>
@@ -17,6 +19,8 @@
 //       CHECK:           vector.contract {{.*}} %[[IT]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:         vector.transfer_write %[[SUM]]
 //   CHECK-NOT: scf.forall
+//       CHECK: scf.for {{.*}} = %c0 to %c96 step %c32
+//       CHECK:   scf.for {{.*}} = %c0 to %c128 step %c64
 //       CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:   vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 //   CHECK-NOT: linalg.matmul
