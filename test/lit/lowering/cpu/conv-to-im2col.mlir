@@ -18,6 +18,23 @@ func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1
 
 // -----
 
+// Rows of 196 columns (14x14) would start at every 16-byte offset: the
+// columns live in rows padded to whole 64-byte lines (208 floats), and the
+// product reads a 196-column view of them.
+// CHECK-LABEL: func.func @conv_padded_rows
+//       CHECK: %[[COLS:.*]] = bufferization.alloc_tensor() : tensor<1x2x3x3x208xf32>
+//       CHECK: %[[VIEW:.*]] = tensor.extract_slice %[[COLS]][0, 0, 0, 0, 0] [1, 2, 3, 3, 196] [1, 1, 1, 1, 1]
+//       CHECK: %[[DEST:.*]] = tensor.expand_shape %[[VIEW]] {{.*}} into tensor<1x2x3x3x14x14xf32>
+//       CHECK: linalg.generic {{.*}} outs(%[[DEST]] : tensor<1x2x3x3x14x14xf32>)
+//       CHECK: linalg.matmul {{.*}}ins({{.*}} : tensor<4x18xf32>, tensor<18x196xf32>)
+func.func @conv_padded_rows(%x: tensor<1x2x16x16xf32>, %w: tensor<4x2x3x3xf32>, %o: tensor<1x4x14x14xf32>) -> tensor<1x4x14x14xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x2x16x16xf32>, tensor<4x2x3x3xf32>) outs(%o : tensor<1x4x14x14xf32>) -> tensor<1x4x14x14xf32>
+  return %r : tensor<1x4x14x14xf32>
+}
+
+// -----
+
 // Larger batches keep the batched generic contraction.
 // CHECK-LABEL: func.func @conv_batch2
 //       CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
