@@ -52,6 +52,12 @@ int runMeasureTool(const MeasureOptions &options,
   std::vector<std::string> argv = options.runner;
   argv.push_back(options.measure);
   argv.insert(argv.end(), arguments.begin(), arguments.end());
+  return runCommand(argv, timeout, out, err, why);
+}
+} // namespace
+
+int runCommand(const std::vector<std::string> &argv, unsigned timeout,
+               std::string &out, std::string &err, std::string &why) {
   auto program = llvm::sys::findProgramByName(argv.front());
   if (!program) {
     why = "cannot find '" + argv.front() + "'";
@@ -67,7 +73,6 @@ int runMeasureTool(const MeasureOptions &options,
   err = stderrFile.read();
   return rc;
 }
-} // namespace
 
 std::vector<std::string>
 compileCandidates(const MeasureOptions &options, llvm::StringRef moduleFile,

@@ -60,6 +60,12 @@ compileCandidates(const MeasureOptions &options, llvm::StringRef moduleFile,
                   llvm::ArrayRef<std::pair<std::string, std::string>> jobs,
                   unsigned parallel);
 
+/// Runs `argv` (the program found on PATH unless a path), its output and
+/// errors in `out` and `err`; the exit code, or -1 with `why` set when it
+/// could not run or passed `timeout` seconds (0: no limit).
+int runCommand(const std::vector<std::string> &argv, unsigned timeout,
+               std::string &out, std::string &err, std::string &why);
+
 /// Runs kiln_measure on `library`.
 Measurement measureLibrary(const MeasureOptions &options,
                            llvm::StringRef library);

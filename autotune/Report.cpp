@@ -440,8 +440,10 @@ bool writeTuningReport(const std::string &dbPath, const std::string &htmlPath,
   std::set<std::string> versions, searches, targets, devices;
   long long recordCount = 0;
   {
+    // In-model checks are verdicts on candidates, not trials of a search.
     Stmt q(raw, "SELECT signature, target, device, search, trial, status, "
-                "time_ns, kiln_version FROM records ORDER BY trial");
+                "time_ns, kiln_version FROM records WHERE search != "
+                "'in_model' ORDER BY trial");
     while (q.step()) {
       std::tuple<std::string, std::string, std::string> key{
           q.text(0), q.text(1), q.text(2)};

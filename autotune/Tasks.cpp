@@ -119,6 +119,7 @@ llvm::Expected<std::vector<Task>> extractTasks(ModuleOp module,
     auto [it, inserted] = bySignature.try_emplace(op.signature, tasks.size());
     if (!inserted) {
       ++tasks[it->second].occurrences;
+      tasks[it->second].nodes.push_back(op.node);
       continue;
     }
     Operation *source = entry ? findNodeOp(entry, op.node) : nullptr;
@@ -131,6 +132,7 @@ llvm::Expected<std::vector<Task>> extractTasks(ModuleOp module,
     llvm::raw_string_ostream os(task.module);
     cut->print(os);
     task.features = getTaskFeatures(op);
+    task.nodes.push_back(op.node);
     task.op = std::move(op);
     tasks.push_back(std::move(task));
   }

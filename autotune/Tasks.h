@@ -24,8 +24,9 @@ namespace kiln::autotune {
 
 struct Task {
   TunableOp op;
-  /// How many ops of the model have this signature.
+  /// How many ops of the model have this signature, and their nodes.
   int occurrences = 1;
+  std::vector<std::string> nodes;
   /// The one-op module, printed (kiln.graph, generic form).
   std::string module;
   /// Named numeric features of the op for the cost model.

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "autotune/Tuner.h"
+
 #include "autotune/CostModel.h"
+#include "autotune/ModelCheck.h"
 #include "autotune/Tasks.h"
 #include "autotune/TuningDatabase.h"
 
@@ -430,6 +432,21 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &options) {
       line += llvm::formatv(", {0} rejected", rejected);
     progress.line(line);
   }
+  // Only where the model runs here, and only for a whole sweep: the check
+  // compiles and times the model with every task's choice.
+  if (!options.checkInModel || !options.measure.runner.empty() ||
+      options.shardCount != 1)
+    return llvm::Error::success();
+  auto checked = checkInModel(
+      options, tasks, **db, targetKey, device, [&](const llvm::Twine &text) {
+        progress.line("slower in the model, not applied: " + text);
+      });
+  if (!checked)
+    return checked.takeError();
+  progress.line(llvm::formatv(
+      "in the model: {0} of {1} tuned schedules kept ({2} round{3})",
+      checked->checked - checked->rejected, checked->checked, checked->rounds,
+      checked->rounds == 1 ? "" : "s"));
   return llvm::Error::success();
 }
 

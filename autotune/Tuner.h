@@ -32,6 +32,9 @@ struct TuneOptions {
   std::string workDir;
   /// Progress: a redrawn line on a terminal, plain lines otherwise.
   bool terminal = false;
+  /// Check the chosen schedules inside the whole model afterwards (local
+  /// runs only; see ModelCheck.h).
+  bool checkInModel = true;
 };
 
 /// Sweeps the tasks of `module` (imported from options.modelPath) and

@@ -246,7 +246,11 @@ TuningDatabase::getBestSchedules(llvm::StringRef target, llvm::StringRef device,
                   "AND d.target = r.target AND d.device = r.device AND "
                   "d.search = 'default' AND d.status = 'ok' "
                   "WHERE r.target = ? AND r.device = ? AND r.status = 'ok' "
-                  "AND r.search != 'default' "
+                  "AND r.search != 'default' AND NOT EXISTS (SELECT 1 FROM "
+                  "records x WHERE x.signature = r.signature AND x.target = "
+                  "r.target AND x.device = r.device AND x.schedule = "
+                  "r.schedule AND x.status IN ('slower_in_model', "
+                  "'unchecked_in_model')) "
                   "ORDER BY r.signature, r.time_ns, r.schedule");
   s.bind(target).bind(dev);
   std::map<std::string, std::string> best;

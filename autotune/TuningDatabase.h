@@ -60,7 +60,9 @@ public:
   /// Best schedule per signature for `target`: from `device`'s records, or
   /// when empty, the device with the most records. Only schedules at least
   /// `minSpeedup` times as fast as the default's record are returned (so
-  /// noise does not replace a default). Sets `chosenDevice`.
+  /// noise does not replace a default), and none that an in-model verdict
+  /// ('slower_in_model', 'unchecked_in_model') rejects (ModelCheck.h). Sets
+  /// `chosenDevice`.
   std::map<std::string, std::string>
   getBestSchedules(llvm::StringRef target, llvm::StringRef device,
                    double minSpeedup, std::string *chosenDevice) const;

@@ -88,6 +88,11 @@ static cl::opt<unsigned> timeout("timeout", cl::init(60), cl::value_desc("s"),
 static cl::opt<uint64_t> seed("seed", cl::init(1), cl::value_desc("N"),
                               cl::sub(getTuneSubCommand()),
                               cl::desc("Seed of the random choices"));
+static cl::opt<bool> checkInModel(
+    "check-in-model", cl::init(true), cl::sub(getTuneSubCommand()),
+    cl::desc("After a local sweep, time the model with the chosen schedules "
+             "per node and keep none that is slower there than the default "
+             "(default on; =false to skip)"));
 static cl::opt<std::string>
     workDir("work-dir", cl::value_desc("dir"), cl::sub(getTuneSubCommand()),
             cl::desc("Where task modules and candidates go (default: a "
@@ -158,6 +163,7 @@ static int runTune() {
   options.jobs =
       jobs ? jobs : std::max(1u, std::thread::hardware_concurrency());
   options.seed = seed;
+  options.checkInModel = checkInModel;
   autotune::MeasureOptions &m = options.measure;
   m.kiln = siblingTool("kiln");
   m.measure = measureTool.empty() ? siblingTool("kiln_measure")
