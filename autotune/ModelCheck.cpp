@@ -116,9 +116,16 @@ llvm::Error giveUp(TuningDatabase &db, llvm::ArrayRef<Task> tasks,
     if (it != best.end() && kept.lookup(task.op.signature) != it->second)
       open.insert(task.op.signature);
   }
-  for (Record r : db.getRecords(target, device)) {
+  std::vector<Record> records = db.getRecords(target, device);
+  // Candidates with a verdict already keep it.
+  llvm::StringSet<> judged;
+  for (const Record &r : records)
+    if (r.search == "in_model")
+      judged.insert(r.signature + "\n" + r.schedule);
+  for (Record r : records) {
     if (!open.contains(r.signature) || r.status != "ok" ||
-        r.search == "default" || r.search == "in_model")
+        r.search == "default" || r.search == "in_model" ||
+        judged.contains(r.signature + "\n" + r.schedule))
       continue;
     r.search = "in_model";
     r.trial = 0;
