@@ -101,6 +101,23 @@ double sumNodes(const std::vector<std::string> &nodes,
   return sum;
 }
 
+/// The tasks whose schedule `kiln compile --tuning-db` would apply (in
+/// `best`, by signature) is not one that held up in the model (`kept`).
+std::vector<const Task *>
+unconfirmed(TuningDatabase &db, llvm::ArrayRef<Task> tasks,
+            llvm::StringRef target, llvm::StringRef device,
+            const llvm::StringMap<std::string> &kept,
+            std::map<std::string, std::string> &best) {
+  best = db.getBestSchedules(target, device, kMinTunedSpeedup, nullptr);
+  std::vector<const Task *> out;
+  for (const Task &task : tasks) {
+    auto it = best.find(task.op.signature);
+    if (it != best.end() && kept.lookup(task.op.signature) != it->second)
+      out.push_back(&task);
+  }
+  return out;
+}
+
 /// After the last round, the ops whose choice still changes keep their
 /// defaults: every faster candidate of theirs not yet judged gets an
 /// 'unchecked_in_model' verdict (an op whose first candidates all lost in
@@ -108,14 +125,10 @@ double sumNodes(const std::vector<std::string> &nodes,
 llvm::Error giveUp(TuningDatabase &db, llvm::ArrayRef<Task> tasks,
                    llvm::StringRef target, llvm::StringRef device,
                    const llvm::StringMap<std::string> &kept) {
-  std::map<std::string, std::string> best =
-      db.getBestSchedules(target, device, 1.03, nullptr);
+  std::map<std::string, std::string> best;
   llvm::StringSet<> open;
-  for (const Task &task : tasks) {
-    auto it = best.find(task.op.signature);
-    if (it != best.end() && kept.lookup(task.op.signature) != it->second)
-      open.insert(task.op.signature);
-  }
+  for (const Task *task : unconfirmed(db, tasks, target, device, kept, best))
+    open.insert(task->op.signature);
   std::vector<Record> records = db.getRecords(target, device);
   // Candidates with a verdict already keep it.
   llvm::StringSet<> judged;
@@ -151,15 +164,9 @@ checkInModel(const TuneOptions &options, llvm::ArrayRef<Task> tasks,
   llvm::StringMap<std::string> kept; // signature -> schedule that held up
   bool compiledDefault = false;
   for (int round = 0; round < kMaxRounds; ++round) {
-    // The same threshold as `kiln compile --tuning-db`.
-    std::map<std::string, std::string> best =
-        db.getBestSchedules(target, device, 1.03, nullptr);
-    std::vector<const Task *> pending;
-    for (const Task &task : tasks) {
-      auto it = best.find(task.op.signature);
-      if (it != best.end() && kept.lookup(task.op.signature) != it->second)
-        pending.push_back(&task);
-    }
+    std::map<std::string, std::string> best;
+    std::vector<const Task *> pending =
+        unconfirmed(db, tasks, target, device, kept, best);
     if (pending.empty())
       break;
     ++result.rounds;

@@ -39,6 +39,11 @@ struct Record {
   std::string message;
 };
 
+/// How much faster than the default a tuned schedule must have been timed
+/// to replace it (`kiln compile --tuning-db`, and the in-model check of
+/// what that would apply): below it is noise.
+constexpr double kMinTunedSpeedup = 1.03;
+
 class TuningDatabase {
 public:
   /// Opens `path`, creating it when `create` is set and it does not exist.

@@ -352,8 +352,8 @@ static int readTunedSchedules(CompileOptions &options) {
       createTarget(options.target)->getTuningTarget(options.targetOptions);
   std::string device;
   // A tuned schedule replaces the default only when clearly faster.
-  std::map<std::string, std::string> best =
-      (*db)->getBestSchedules(key, tuningDevice, 1.03, &device);
+  std::map<std::string, std::string> best = (*db)->getBestSchedules(
+      key, tuningDevice, autotune::kMinTunedSpeedup, &device);
   if (verbose)
     llvm::errs() << "kiln: " << best.size() << " tuned schedules for " << key
                  << (device.empty() ? "" : " on " + device) << " from "

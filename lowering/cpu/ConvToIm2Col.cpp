@@ -132,25 +132,23 @@ FailureOr<Operation *> cpu::rewriteConvInIm2Col(RewriterBase &rewriter,
     int64_t pixels = s.oh * s.ow;
     int64_t lineElts = 64 * 8 / s.elt.getIntOrFloatBitWidth();
     int64_t stride = weights ? pixels : llvm::alignTo(pixels, lineElts);
-    // An alloc_tensor: a slice of a tensor.empty folds into a smaller one.
-    Value empty =
-        stride == pixels
-            ? tensor::EmptyOp::create(
-                  rewriter, loc,
-                  ArrayRef<int64_t>{s.n, s.c, s.kh, s.kw, stride}, s.elt)
-                  .getResult()
-            : bufferization::AllocTensorOp::create(
-                  rewriter, loc,
-                  RankedTensorType::get({s.n, s.c, s.kh, s.kw, stride}, s.elt),
-                  ValueRange{})
-                  .getResult();
-    if (stride != pixels) {
+    Value empty;
+    if (stride == pixels) {
+      empty = tensor::EmptyOp::create(
+          rewriter, loc, ArrayRef<int64_t>{s.n, s.c, s.kh, s.kw, pixels},
+          s.elt);
+    } else {
+      // An alloc_tensor: a slice of a tensor.empty folds into a smaller one.
+      Value padded = bufferization::AllocTensorOp::create(
+          rewriter, loc,
+          RankedTensorType::get({s.n, s.c, s.kh, s.kw, stride}, s.elt),
+          ValueRange{});
       SmallVector<OpFoldResult> zeros(5, rewriter.getIndexAttr(0)),
           ones(5, rewriter.getIndexAttr(1)),
           sizes = getAsIndexOpFoldResult(
               ctx, ArrayRef<int64_t>{s.n, s.c, s.kh, s.kw, pixels});
-      empty = tensor::ExtractSliceOp::create(rewriter, loc, empty, zeros, sizes,
-                                             ones);
+      empty = tensor::ExtractSliceOp::create(rewriter, loc, padded, zeros,
+                                             sizes, ones);
     }
     Value dest = tensor::ExpandShapeOp::create(
         rewriter, loc,

@@ -10,10 +10,11 @@
  * same tensor (a convolution's channels, then the next op's) then find the
  * data a thread wrote in its own core's cache. Claimed in any order, chunks
  * moved between cores from one op to the next (MobileNetV2's 14x14 depthwise
- * convolutions took longer on two threads than on one). A model runs hundreds
- *of short parallel loops per inference, so idle workers and the waiting caller
- * spin briefly on the job counters before sleeping on a condition variable:
- * a futex wake-up per loop would cost more than many of the loops.
+ * convolutions took longer on two threads than on one). A model runs
+ * hundreds of short parallel loops per inference, so idle workers and the
+ * waiting caller spin briefly on the job counters before sleeping on a
+ * condition variable: a futex wake-up per loop would cost more than many of
+ * the loops.
  * Workers are created on first use and joined when the library is unloaded.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -40,8 +41,7 @@ static struct {
   body_fn body;
   void *data;
   int64_t n, chunks, done_chunks;
-  int helpers_allowed;
-  int participants; /* caller + helpers_allowed */
+  int helpers_allowed; /* threads 1..helpers_allowed join; 0 is the caller */
   /* The unclaimed chunks of thread t's share: [share[2t], share[2t + 1]). */
   int64_t *share;
   int share_capacity;
@@ -125,7 +125,7 @@ static int64_t claim_chunk(int self) {
     return share[2 * self]++;
   int victim = -1;
   int64_t most = 0;
-  for (int t = 0; t < pool.participants; ++t)
+  for (int t = 0; t <= pool.helpers_allowed; ++t)
     if (share[2 * t + 1] - share[2 * t] > most) {
       most = share[2 * t + 1] - share[2 * t];
       victim = t;
@@ -267,11 +267,10 @@ void kiln_rt_parallel_for(int64_t n, body_fn body, void *data) {
   pool.chunks = n < max_chunks ? n : max_chunks;
   pool.done_chunks = 0;
   pool.helpers_allowed = helpers;
-  pool.participants = helpers + 1;
-  /* Thread t's share: the t-th of `participants` equal parts. */
-  for (int t = 0; t < pool.participants; ++t) {
-    pool.share[2 * t] = pool.chunks * t / pool.participants;
-    pool.share[2 * t + 1] = pool.chunks * (t + 1) / pool.participants;
+  /* Thread t's share: the t-th of helpers + 1 equal parts. */
+  for (int t = 0; t <= helpers; ++t) {
+    pool.share[2 * t] = pool.chunks * t / (helpers + 1);
+    pool.share[2 * t + 1] = pool.chunks * (t + 1) / (helpers + 1);
   }
   /* Published last: spinning workers read it without the lock. */
   uint64_t generation = pool.generation + 1;
