@@ -4,6 +4,8 @@
 #include "lowering/bufferization/SymbolicSizes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
@@ -119,6 +121,71 @@ static int64_t lastUse(Value root, Block &block,
     return false;
   });
   return last;
+}
+
+/// Index of the first top-level op in `block` that uses `root` or a memref
+/// derived from it.
+static int64_t firstUse(Value root, Block &block,
+                        const DenseMap<Operation *, int64_t> &index) {
+  int64_t first = std::numeric_limits<int64_t>::max();
+  anyDerivedUser(root, [&](Operation *user) {
+    if (Operation *top = block.findAncestorOpInBlock(*user))
+      if (!isa<memref::SubViewOp, memref::CollapseShapeOp,
+               memref::ExpandShapeOp, memref::CastOp>(top))
+        first = std::min(first, index.lookup(top));
+    return false;
+  });
+  return first;
+}
+
+/// The buffer under `v`'s views and reshapes.
+static Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+             memref::CastOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Where the life of `alloc`, first used by top-level op `first`, starts.
+/// A buffer that an elementwise op writes first, reading what the product
+/// right before it wrote, starts at that product (and its initializer): the
+/// product's register tiles may compute the elementwise op
+/// (ContractionEpilogue.cpp) and write the buffer while the product still
+/// reads its operands.
+static int64_t startOf(memref::AllocOp alloc, int64_t first,
+                       ArrayRef<Operation *> ops) {
+  auto gen = dyn_cast<linalg::GenericOp>(ops[first]);
+  if (!gen || gen.getNumParallelLoops() != gen.getNumLoops() ||
+      gen.getNumDpsInits() != 1 ||
+      rootBuffer(gen.getDpsInits()[0]) != alloc.getResult())
+    return first;
+  auto writtenBy = [&](int64_t i, Value buffer) {
+    auto op = dyn_cast<linalg::LinalgOp>(ops[i]);
+    return op && op.hasPureBufferSemantics() && op.getNumDpsInits() == 1 &&
+           rootBuffer(op.getDpsInits()[0]) == buffer;
+  };
+  auto previous = [&](int64_t i) {
+    // Views, constants, and the allocs and deallocs that bufferization
+    // put between the ops.
+    while (--i >= 0 && (isMemoryEffectFree(ops[i]) ||
+                        isa<memref::AllocOp, memref::DeallocOp>(ops[i])))
+      ;
+    return i;
+  };
+  int64_t product = previous(first);
+  if (product < 0 ||
+      !linalg::isaContractionOpInterface(
+          dyn_cast<linalg::LinalgOp>(ops[product])) ||
+      !llvm::any_of(gen.getDpsInputs(), [&](Value in) {
+        return writtenBy(product, rootBuffer(in));
+      }))
+    return first;
+  Value c = rootBuffer(cast<linalg::LinalgOp>(ops[product]).getDpsInits()[0]);
+  int64_t init = previous(product);
+  return init >= 0 && writtenBy(init, c) ? init : product;
 }
 
 /// Whether every dim of `forall` runs from 0 in unit steps to a static
@@ -237,8 +304,11 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       return;
     Block &block = fn.getBody().front();
     DenseMap<Operation *, int64_t> index;
-    for (auto [i, op] : llvm::enumerate(block))
+    SmallVector<Operation *> ops;
+    for (auto [i, op] : llvm::enumerate(block)) {
       index[&op] = i;
+      ops.push_back(&op);
+    }
 
     std::vector<Buffer> buffers, dynamicBuffers;
     DenseMap<Value, bool> computable;
@@ -285,6 +355,9 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       }
       b.start = index[top];
       b.end = std::max(b.start, lastUse(alloc, block, index));
+      int64_t first = firstUse(alloc, block, index);
+      if (top == alloc.getOperation() && first < int64_t(ops.size()))
+        b.start = std::min(b.start, startOf(alloc, first, ops));
       buffers.push_back(b);
     });
 

@@ -98,6 +98,23 @@ bool sameBuffer(Value a, Value b) {
   return ra.base == rb.base && ra.hi >= 0 && ra.lo == rb.lo && ra.hi == rb.hi;
 }
 
+/// `v` under the reshapes that keep every element where it is.
+Value underReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether `fill` writes all of `c`. A fill does not care about the shape of
+/// its view: a 1x1 convolution's zero fill writes the 2-D view of its 4-D
+/// output that the product writes.
+bool fillsAll(linalg::FillOp fill, Value c) {
+  return sameBuffer(underReshapes(fill.getDpsInits()[0]), underReshapes(c));
+}
+
 /// Whether `op` (or an op nested in it) may read or write any of `buffers`.
 bool touches(Operation *op, ArrayRef<BufferRange> buffers) {
   bool found = false;
@@ -132,6 +149,55 @@ bool untouchedBetween(Operation *from, Operation *to,
        cur = cur->getNextNode())
     if (!isNonMemoryOp(cur) && touches(cur, buffers))
       return false;
+  return true;
+}
+
+/// The arena view under `v`'s views, if any.
+memref::ViewOp arenaViewOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def))
+      return view;
+    if (!isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+             memref::CastOp, memref::ReinterpretCastOp>(def))
+      return nullptr;
+    v = def->getOperand(0);
+  }
+  return nullptr;
+}
+
+/// Whether `op` reaches the bytes of the arena view `c` only through other
+/// views: buffers the memory plan placed there after C's last use.
+bool reusesBytesOf(Operation *op, Value c) {
+  if (!c.getDefiningOp<memref::ViewOp>())
+    return false;
+  BufferRange cRange = rangeOf(c);
+  bool other = true;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<MemRefType>(v.getType()) && mayAlias(rangeOf(v), cRange)) {
+        memref::ViewOp view = arenaViewOf(v);
+        if (!view || sameBuffer(view, c))
+          other = false;
+      }
+  });
+  return other;
+}
+
+/// Whether `v` is available before `top`, moving the views and constants
+/// that make it (a buffer's interior viewed after the product) there.
+bool availableBefore(Value v, Operation *top, DominanceInfo &dom) {
+  if (dom.properlyDominates(v, top))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() ||
+      !isa<memref::ViewOp, memref::SubViewOp, memref::CollapseShapeOp,
+           memref::ExpandShapeOp, memref::CastOp, arith::ConstantOp>(def) ||
+      def->getBlock() != top->getBlock())
+    return false;
+  for (Value operand : def->getOperands())
+    if (!availableBefore(operand, top, dom))
+      return false;
+  def->moveBefore(top);
   return true;
 }
 
@@ -376,7 +442,7 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
   if (Operation *prev = nextToucher(product, cRange, /*after=*/false)) {
     auto fill = dyn_cast<linalg::FillOp>(prev);
     auto gen = dyn_cast<linalg::GenericOp>(prev);
-    bool fits = (fill && sameBuffer(fill.getDpsInits()[0], c)) ||
+    bool fits = (fill && fillsAll(fill, c)) ||
                 (gen && sameBuffer(gen.getDpsInits()[0], c) &&
                  isElementwiseGeneric(gen) && overwrites(gen, c));
     if (fits) {
@@ -400,7 +466,8 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
       auto dType = cast<MemRefType>(d.getType());
       std::optional<SmallVector<BufferRange>> others = inputsOf(gen);
       bool inPlace = sameBuffer(d, c);
-      if (reads == 1 && others && dType.getShape() == shape && collapsible(d) &&
+      if (reads == 1 && others && dType.getShape() == shape &&
+          (collapsible(d) || matchImageRows(dType, groups)) &&
           (inPlace || !mayAlias(rangeOf(d), cRange))) {
         SmallVector<BufferRange> kept = *others;
         kept.push_back(rangeOf(d));
@@ -411,8 +478,23 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
         bool diesAtEnd =
             isa<func::FuncOp>(block->getParentOp()) ||
             (c.getDefiningOp() && c.getDefiningOp()->getBlock() == block);
-        bool dead = inPlace || (after ? overwrites(after, c) : diesAtEnd);
-        if (dead && untouchedBetween(product, gen, kept))
+        bool dead =
+            inPlace || (after ? overwrites(after, c) || reusesBytesOf(after, c)
+                              : diesAtEnd);
+        // The tiles write D while the product (and its initializer) still
+        // read their operands, whose bytes the memory plan may have given
+        // to D: its life began at the epilogue.
+        BufferRange dRange = rangeOf(d);
+        auto readsD = [&](Operation *op) {
+          auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+          return linalgOp &&
+                 llvm::any_of(linalgOp.getDpsInputs(), [&](Value v) {
+                   return isa<MemRefType>(v.getType()) &&
+                          mayAlias(rangeOf(v), dRange);
+                 });
+        };
+        if (dead && !readsD(product) && !readsD(result.init) &&
+            untouchedBetween(product, gen, kept))
           result.epilogue = gen;
       }
     }
@@ -473,7 +555,10 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
   SmallVector<ReassociationIndices> groups;
   Value c = rootOf(cv, groups);
   if (groups.size() != 2 ||
-      (init && !sameBuffer(cast<linalg::LinalgOp>(init).getDpsInits()[0], c)))
+      (init &&
+       (isa<linalg::FillOp>(init)
+            ? !fillsAll(cast<linalg::FillOp>(init), c)
+            : !sameBuffer(cast<linalg::LinalgOp>(init).getDpsInits()[0], c))))
     return failure();
   auto shape = cast<MemRefType>(c.getType()).getShape();
 
@@ -534,7 +619,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
       }
       std::optional<OperandRead> r =
           classify(in->get(), op.getMatchingIndexingMap(in), shape, groups);
-      if (!r || !dom.properlyDominates(r->buffer, top))
+      if (!r || !availableBefore(r->buffer, top, dom))
         return std::nullopt;
       reads.push_back(r);
     }
@@ -549,7 +634,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
   }
   if (epilogue) {
     auto r = readsOf(epilogue, c);
-    if (!r || !dom.properlyDominates(epilogue.getDpsInits()[0], top))
+    if (!r || !availableBefore(epilogue.getDpsInits()[0], top, dom))
       return failure();
     epilogueReads = *r;
   }
@@ -563,7 +648,20 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     for (std::optional<OperandRead> &r : *reads)
       if (r && r->kind == OperandRead::Full)
         r->buffer = view2d(r->buffer);
-  Value d = epilogue ? view2d(epilogue.getDpsInits()[0]) : Value();
+  // D by image rows where it has no 2-D view (a padded buffer's interior).
+  Value d;
+  std::optional<ImageRows> dRows;
+  if (epilogue) {
+    d = epilogue.getDpsInits()[0];
+    auto dType = cast<MemRefType>(d.getType());
+    if ((dType.getRank() == 2 && groups[0].size() == 1) ||
+        memref::CollapseShapeOp::isGuaranteedCollapsible(dType, groups))
+      d = view2d(d);
+    else if ((dRows = matchImageRows(dType, groups)))
+      d = flatImageRowsView(rewriter, loc, d, *dRows);
+    else
+      return failure();
+  }
 
   for (Access &a : accesses) {
     VectorType type = a.read.getVectorType();
@@ -621,11 +719,14 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
         Value out =
             evaluateBody(rewriter, bl, epilogue,
                          tileReads(epilogueReads, at, acc), type.getShape());
-        vector::TransferWriteOp::create(
-            rewriter, bl, out, d,
-            ValueRange{getValueOrCreateConstantIndexOp(rewriter, bl, at[0]),
-                       getValueOrCreateConstantIndexOp(rewriter, bl, at[1])},
-            ArrayRef<bool>{true, true});
+        Value m = getValueOrCreateConstantIndexOp(rewriter, bl, at[0]);
+        Value n = getValueOrCreateConstantIndexOp(rewriter, bl, at[1]);
+        if (dRows)
+          storeTileByImageRows(rewriter, bl, out, d, *dRows, m, n);
+        else
+          vector::TransferWriteOp::create(rewriter, bl, out, d,
+                                          ValueRange{m, n},
+                                          ArrayRef<bool>{true, true});
       };
       if (!a.kBlocks) {
         finish(rewriter, l);

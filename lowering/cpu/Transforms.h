@@ -204,6 +204,28 @@ mlir::LogicalResult fuseContractionEpilogue(
     mlir::linalg::GenericOp epilogue,
     llvm::ArrayRef<std::pair<mlir::Value, mlir::scf::ForOp>> tiles);
 
+/// A buffer the product's tiles can only be stored to by image rows
+/// (ImageRowStores.cpp): one dim of rows (M) and two of columns (N): an
+/// image's height and its contiguous width, rows `rowStride` apart (the
+/// interior of a padded buffer).
+struct ImageRows {
+  int64_t width = 0, rowStride = 0, mStride = 0;
+  int64_t extent = 0; // elements from the buffer's first to its last
+};
+/// `type` split into the product's (M, N) by `groups`, if it is such a
+/// buffer.
+std::optional<ImageRows>
+matchImageRows(mlir::MemRefType type,
+               llvm::ArrayRef<mlir::ReassociationIndices> groups);
+/// A 1-D view of `d`'s elements for storeTileByImageRows.
+mlir::Value flatImageRowsView(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value d, const ImageRows &rows);
+/// Stores the 2-D vector `tile` at row `m` and column `n` of the product
+/// into `flat`: each row of lanes in one masked store per image row.
+void storeTileByImageRows(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value tile, mlir::Value flat,
+                          const ImageRows &rows, mlir::Value m, mlir::Value n);
+
 //===----------------------------------------------------------------------===//
 // Depthwise convolutions (DepthwiseConvNhwc.cpp)
 //===----------------------------------------------------------------------===//

@@ -56,6 +56,15 @@ CASES = {
     # B rows 8400 bytes apart: the GEMM packs B panels; K, M and N all leave
     # partial cache blocks and register tiles.
     "matmul_wide_packed_b": ("matmul", (1, 70, 300), 2100, None, "relu"),
+    # Chain "dw": x -> ReLU -> 1x1 conv + activation -> depthwise 3x3, pad 1.
+    # The activation writes the interior of the depthwise conv's padded
+    # input from the register tiles, whose rows of lanes cross image rows
+    # (widths below, at and past the tiles' columns); the product reads an
+    # intermediate the memory plan could give to that buffer.
+    "conv1x1_clip6_padded_w56": ("conv", (1, 16, 56, 56), 48, 1, "clip6", "dw"),
+    "conv1x1_relu_padded_w7": ("conv", (1, 32, 7, 7), 64, 1, "relu", "dw"),
+    "conv1x1_silu_padded_w33": ("conv", (1, 8, 33, 33), 24, 1, "silu", "dw"),
+    "conv1x1_relu_padded_w20": ("conv", (1, 24, 20, 20), 40, 1, "relu", "dw"),
 }
 
 
@@ -116,20 +125,42 @@ def activation(nodes, inits, x, kind):
     raise ValueError(kind)
 
 
+def depthwise(nodes, inits, x, ref, rng):
+    """Appends a depthwise 3x3 conv (pad 1, bias) of `x`; returns its float64 reference."""
+    from onnx import helper, numpy_helper
+    _, c, h, wd = ref.shape
+    w = rng.standard_normal((c, 1, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    inits += [numpy_helper.from_array(w, "wdw"), numpy_helper.from_array(b, "bdw")]
+    nodes.append(helper.make_node("Conv", [x, "wdw", "bdw"], ["dw"], kernel_shape=[3, 3],
+                                  pads=[1] * 4, group=c))
+    xp = np.pad(ref, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    y = np.zeros_like(ref) + b.astype(np.float64).reshape(1, c, 1, 1)
+    for i in range(3):
+        for j in range(3):
+            y += xp[:, :, i:i + h, j:j + wd] * w[:, 0, i, j].astype(np.float64).reshape(1, c, 1, 1)
+    return y
+
+
 def make_case(name, spec, rng, work):
     """Writes the model and its input; returns (model path, input paths, numpy reference)."""
     from onnx import TensorProto, helper, numpy_helper
-    kind, xshape, n, k, act = spec
+    kind, xshape, n, k, act = spec[:5]
+    chain = spec[5] if len(spec) > 5 else None
     x = rng.standard_normal(xshape).astype(np.float32)
     nodes, inits = [], []
     x64 = x.astype(np.float64)
+    conv_in = "x"
+    if chain == "dw":
+        nodes.append(helper.make_node("Relu", ["x"], ["xr"]))
+        x64, conv_in = np.maximum(x64, 0), "xr"
     if kind == "conv":
         c = xshape[1]
         w = (rng.standard_normal((n, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
         b = rng.standard_normal(n).astype(np.float32)
         inits += [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
         p = k // 2
-        nodes.append(helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k],
+        nodes.append(helper.make_node("Conv", [conv_in, "w", "b"], ["y"], kernel_shape=[k, k],
                                       pads=[p] * 4))
         xp = np.pad(x64, ((0, 0), (0, 0), (p, p), (p, p)))
         h, wd = xshape[2], xshape[3]
@@ -166,6 +197,8 @@ def make_case(name, spec, rng, work):
         yshape = list(xshape[:-1]) + [n]
     out, fn = activation(nodes, inits, src, act)
     ref = fn(y)
+    if chain == "dw":
+        ref, out = depthwise(nodes, inits, out, ref, rng), "dw"
     nodes[-1].output[0] = "out" if out != src else nodes[-1].output[0]
     if out == src:
         nodes.append(helper.make_node("Identity", [src], ["out"]))
