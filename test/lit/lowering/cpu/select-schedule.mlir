@@ -82,6 +82,26 @@ func.func @large_conv(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>, %o:
 
 // -----
 
+// A 1x1 stride-1 convolution as large (256 x 56 x 56 floats, 3.2 MB) reads
+// its input as the im2col matrix: blocks would only copy it.
+// V512-LABEL: func.func @large_pointwise
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "im2col",
+// V512-LABEL: func.func @strided_pointwise
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "blocked_im2col",
+func.func @large_pointwise(%x: tensor<1x256x56x56xf32>, %w: tensor<64x256x1x1xf32>, %o: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x256x56x56xf32>, tensor<64x256x1x1xf32>) outs(%o : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+// A stride-2 one gathers every other pixel: its matrix is a copy.
+func.func @strided_pointwise(%x: tensor<1x512x112x112xf32>, %w: tensor<64x512x1x1xf32>, %o: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x512x112x112xf32>, tensor<64x512x1x1xf32>) outs(%o : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+
+// -----
+
 // Depthwise: the vector kernel with 12 accumulators at 512 bits, 8 at 256,
 // one thread chunk per (batch, channel) plane when large enough; direct
 // without vector registers.
