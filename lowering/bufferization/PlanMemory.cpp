@@ -151,10 +151,10 @@ static Value rootBuffer(Value v) {
 
 /// Where the life of `alloc`, first used by top-level op `first`, starts.
 /// A buffer that an elementwise op writes first, reading what the product
-/// right before it wrote, starts at that product (and its initializer): the
-/// product's register tiles may compute the elementwise op
-/// (ContractionEpilogue.cpp) and write the buffer while the product still
-/// reads its operands.
+/// (or convolution) right before it wrote, starts at that product (and its
+/// initializer): the product's register tiles may compute the elementwise
+/// op (ContractionEpilogue.cpp, VectorizeDepthwiseConv.cpp) and write the
+/// buffer while the product still reads its operands.
 static int64_t startOf(memref::AllocOp alloc, int64_t first,
                        ArrayRef<Operation *> ops) {
   auto gen = dyn_cast<linalg::GenericOp>(ops[first]);
@@ -176,9 +176,11 @@ static int64_t startOf(memref::AllocOp alloc, int64_t first,
     return i;
   };
   int64_t product = previous(first);
-  if (product < 0 ||
-      !linalg::isaContractionOpInterface(
-          dyn_cast<linalg::LinalgOp>(ops[product])) ||
+  auto linalgOp =
+      product < 0 ? nullptr : dyn_cast<linalg::LinalgOp>(ops[product]);
+  if (!linalgOp ||
+      !(linalg::isaContractionOpInterface(linalgOp) ||
+        linalg::isaConvolutionOpInterface(linalgOp)) ||
       !llvm::any_of(gen.getDpsInputs(), [&](Value in) {
         return writtenBy(product, rootBuffer(in));
       }))

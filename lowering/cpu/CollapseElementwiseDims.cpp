@@ -25,13 +25,23 @@ namespace kiln {
 
 namespace {
 
+constexpr int64_t kMinKeptWidth = 16;
+
 /// The elementwise user of an NCHW convolution is applied per output block
 /// when kiln-cpu-conv-to-im2col blocks it, which needs it in the
-/// convolution's shape. (Depthwise and grouped convolutions take other
-/// paths: their users are collapsed like any other.)
+/// convolution's shape; a depthwise convolution's vector kernel computes it
+/// in that shape too, for images at least kMinKeptWidth wide. (Grouped
+/// convolutions take other paths: their users are collapsed like any
+/// other.)
 bool readsBlockableConvolution(linalg::LinalgOp op) {
   return llvm::any_of(op->getOperands(), [](Value v) {
-    return v.getDefiningOp<linalg::Conv2DNchwFchwOp>() != nullptr;
+    if (v.getDefiningOp<linalg::Conv2DNchwFchwOp>())
+      return true;
+    // Rows shorter than a 512-bit vector would run as scalar loops where
+    // the kernel cannot take the op (7 and 14 pixels wide).
+    auto depthwise = v.getDefiningOp<linalg::DepthwiseConv2DNchwChwOp>();
+    return depthwise &&
+           cast<ShapedType>(v.getType()).getDimSize(3) >= kMinKeptWidth;
   });
 }
 

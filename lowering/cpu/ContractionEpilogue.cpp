@@ -394,16 +394,37 @@ Value evaluateBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
 
 } // namespace
 
+bool cpu::availableBefore(Value v, Operation *top) {
+  DominanceInfo dom(top->getParentOp());
+  return kiln::availableBefore(v, top, dom);
+}
+
+Value cpu::evaluateEpilogueBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                                ArrayRef<Value> inputs,
+                                ArrayRef<int64_t> shape) {
+  return evaluateBody(b, loc, op, inputs, shape);
+}
+
 std::optional<cpu::ContractionEpilogue>
 cpu::findContractionEpilogue(linalg::LinalgOp product) {
   if (!product.hasPureBufferSemantics() || product.getNumDpsInits() != 1 ||
       product.hasDynamicShape())
     return std::nullopt;
   Value cv = product.getDpsInits()[0];
-  if (cast<MemRefType>(cv.getType()).getRank() != 2)
-    return std::nullopt;
   SmallVector<ReassociationIndices> groups;
-  Value c = rootOf(cv, groups);
+  Value c;
+  if (isa<linalg::DepthwiseConv2DNchwChwOp>(product.getOperation())) {
+    // One image's channels as the rows, its pixels as the columns.
+    auto type = cast<MemRefType>(cv.getType());
+    if (type.getRank() != 4 || type.getDimSize(0) != 1)
+      return std::nullopt;
+    c = cv;
+    groups = {{0, 1}, {2, 3}};
+  } else {
+    if (cast<MemRefType>(cv.getType()).getRank() != 2)
+      return std::nullopt;
+    c = rootOf(cv, groups);
+  }
   // C must be a buffer of this function's own (not its caller's output).
   auto cType = cast<MemRefType>(c.getType());
   if (isa<BlockArgument>(c) || groups.size() != 2 || !cType.hasStaticShape())
@@ -619,7 +640,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
       }
       std::optional<OperandRead> r =
           classify(in->get(), op.getMatchingIndexingMap(in), shape, groups);
-      if (!r || !availableBefore(r->buffer, top, dom))
+      if (!r || !kiln::availableBefore(r->buffer, top, dom))
         return std::nullopt;
       reads.push_back(r);
     }
@@ -634,7 +655,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
   }
   if (epilogue) {
     auto r = readsOf(epilogue, c);
-    if (!r || !availableBefore(epilogue.getDpsInits()[0], top, dom))
+    if (!r || !kiln::availableBefore(epilogue.getDpsInits()[0], top, dom))
       return failure();
     epilogueReads = *r;
   }

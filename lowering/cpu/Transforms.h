@@ -171,8 +171,19 @@ struct ContractionEpilogue {
   mlir::Operation *init = nullptr;
   mlir::linalg::GenericOp epilogue;
 };
+/// Also for an NCHW depthwise convolution of one image (channels as rows,
+/// pixels as columns), whose vector kernel computes them.
 std::optional<ContractionEpilogue>
 findContractionEpilogue(mlir::linalg::LinalgOp product);
+/// Whether `v` is available before `top`, moving the views and constants
+/// that make it there if needed.
+bool availableBefore(mlir::Value v, mlir::Operation *top);
+/// The scalar body of an initializer or epilogue `op` (a fill or an
+/// elementwise generic) on vectors of `shape`, its inputs given in order.
+mlir::Value evaluateEpilogueBody(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::linalg::LinalgOp op,
+                                 llvm::ArrayRef<mlir::Value> inputs,
+                                 llvm::ArrayRef<int64_t> shape);
 
 /// Marks of the products whose register tiles compute their initializer
 /// and epilogue, by group number: the product (then its register tiles),

@@ -65,6 +65,10 @@ CASES = {
     "conv1x1_relu_padded_w7": ("conv", (1, 32, 7, 7), 64, 1, "relu", "dw"),
     "conv1x1_silu_padded_w33": ("conv", (1, 8, 33, 33), 24, 1, "silu", "dw"),
     "conv1x1_relu_padded_w20": ("conv", (1, 24, 20, 20), 40, 1, "relu", "dw"),
+    # Chains "dw_clip", "dw2_clip": the depthwise conv (stride 1 or 2) with
+    # its bias and a Clip computed in its vector kernel, then a 1x1 conv.
+    "conv1x1_relu_dw_clip_w30": ("conv", (1, 8, 30, 30), 24, 1, "relu", "dw_clip"),
+    "conv1x1_clip6_dw2_clip_w45": ("conv", (1, 8, 45, 45), 32, 1, "clip6", "dw2_clip"),
 }
 
 
@@ -125,7 +129,7 @@ def activation(nodes, inits, x, kind):
     raise ValueError(kind)
 
 
-def depthwise(nodes, inits, x, ref, rng):
+def depthwise(nodes, inits, x, ref, rng, stride=1):
     """Appends a depthwise 3x3 conv (pad 1, bias) of `x`; returns its float64 reference."""
     from onnx import helper, numpy_helper
     _, c, h, wd = ref.shape
@@ -133,12 +137,14 @@ def depthwise(nodes, inits, x, ref, rng):
     b = rng.standard_normal(c).astype(np.float32)
     inits += [numpy_helper.from_array(w, "wdw"), numpy_helper.from_array(b, "bdw")]
     nodes.append(helper.make_node("Conv", [x, "wdw", "bdw"], ["dw"], kernel_shape=[3, 3],
-                                  pads=[1] * 4, group=c))
+                                  pads=[1] * 4, group=c, strides=[stride] * 2))
     xp = np.pad(ref, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    y = np.zeros_like(ref) + b.astype(np.float64).reshape(1, c, 1, 1)
+    oh, ow = (h - 1) // stride + 1, (wd - 1) // stride + 1
+    y = np.zeros((1, c, oh, ow)) + b.astype(np.float64).reshape(1, c, 1, 1)
     for i in range(3):
         for j in range(3):
-            y += xp[:, :, i:i + h, j:j + wd] * w[:, 0, i, j].astype(np.float64).reshape(1, c, 1, 1)
+            y += (xp[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+                  * w[:, 0, i, j].astype(np.float64).reshape(1, c, 1, 1))
     return y
 
 
@@ -197,8 +203,18 @@ def make_case(name, spec, rng, work):
         yshape = list(xshape[:-1]) + [n]
     out, fn = activation(nodes, inits, src, act)
     ref = fn(y)
-    if chain == "dw":
-        ref, out = depthwise(nodes, inits, out, ref, rng), "dw"
+    if chain and chain.startswith("dw"):
+        ref, out = depthwise(nodes, inits, out, ref, rng, 2 if chain.startswith("dw2") else 1), "dw"
+        yshape = list(ref.shape)
+    if chain in ("dw_clip", "dw2_clip"):
+        nodes.append(helper.make_node("Clip", ["dw", "lo_dw", "hi_dw"], ["dwc"]))
+        inits += [numpy_helper.from_array(np.array(0.0, dtype=np.float32), "lo_dw"),
+                  numpy_helper.from_array(np.array(6.0, dtype=np.float32), "hi_dw")]
+        wp = (rng.standard_normal((8, yshape[1], 1, 1)) / np.sqrt(yshape[1])).astype(np.float32)
+        inits.append(numpy_helper.from_array(wp, "wpw"))
+        nodes.append(helper.make_node("Conv", ["dwc", "wpw"], ["pw"], kernel_shape=[1, 1]))
+        ref = np.einsum("nchw,fc->nfhw", np.clip(ref, 0, 6), wp[:, :, 0, 0].astype(np.float64))
+        out, yshape = "pw", [1, 8] + yshape[2:]
     nodes[-1].output[0] = "out" if out != src else nodes[-1].output[0]
     if out == src:
         nodes.append(helper.make_node("Identity", [src], ["out"]))

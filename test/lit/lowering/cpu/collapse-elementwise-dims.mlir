@@ -100,3 +100,26 @@ func.func @left_alone(%x: tensor<1x8x7x7xf32>, %b: tensor<1x8x7x7xf32>, %w: tens
   bufferization.materialize_in_destination %neg in restrict writable %out : (tensor<1x8x7x7xf32>, memref<1x8x7x7xf32>) -> ()
   return %s, %ix, %relu : tensor<1x8x7x7xf32>, tensor<1x8x7x7xf32>, tensor<1x8x7x7xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A depthwise convolution's activation keeps the convolution's shape: its
+// vector kernel computes it in the accumulators, row by row. (Not for rows
+// of fewer than 16 pixels, which alone would run as scalar loops.)
+// CHECK-LABEL: func.func @depthwise_user
+//   CHECK-NOT:   tensor.collapse_shape
+//       CHECK:   return
+func.func @depthwise_user(%x: tensor<1x8x18x18xf32>, %w: tensor<8x3x3xf32>, %b: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x18x18xf32>, tensor<8x3x3xf32>) outs(%b : tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %e = tensor.empty() : tensor<1x8x16x16xf32>
+  %relu = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x8x16x16xf32>) outs(%e : tensor<1x8x16x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x16x16xf32>
+  return %relu : tensor<1x8x16x16xf32>
+}

@@ -152,3 +152,37 @@ func.func @sum_pool_stride2(%in: memref<1x2x16x16xf32>, %window: memref<2x2xf32>
   linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %window : memref<1x2x16x16xf32>, memref<2x2xf32>) outs(%out : memref<1x2x8x8xf32>)
   return
 }
+
+// -----
+
+// The bias broadcast before the convolution and the Clip after it run in the
+// accumulators: each starts from its channel's bias, and max/min apply
+// before the store into the Clip's output (here the interior of the next
+// layer's padded buffer). Neither stays an op of its own, and C is never
+// written.
+// CHECK-LABEL: func.func @bias_clip
+//   CHECK-NOT: linalg.broadcast
+//       CHECK: scf.forall (%[[C:.*]]) in (4)
+//       CHECK:   %[[B:.*]] = memref.load %{{.*}}[%[[C]]] : memref<4xf32>
+//       CHECK:   %[[ACC:.*]] = vector.broadcast %[[B]] : f32 to vector<8xf32>
+//       CHECK:   vector.fma %{{.*}}, %{{.*}}, %[[ACC]]
+//       CHECK:   arith.maximumf {{.*}} : vector<8xf32>
+//       CHECK:   %[[R:.*]] = arith.minimumf {{.*}} : vector<8xf32>
+//       CHECK:   vector.store %[[R]], %{{.*}} : memref<1x4x16x16xf32, strided<[1296, 324, 18, 1], offset: 19>>, vector<8xf32>
+//   CHECK-NOT: linalg.generic
+func.func @bias_clip(%in: memref<1x4x18x18xf32>, %w: memref<4x3x3xf32>, %bias: memref<4xf32>, %arena: memref<?xi8>, %pad: memref<1x4x18x18xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %c = memref.view %arena[%c0][] : memref<?xi8> to memref<1x4x16x16xf32>
+  linalg.broadcast ins(%bias : memref<4xf32>) outs(%c : memref<1x4x16x16xf32>) dimensions = [0, 2, 3]
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x18x18xf32>, memref<4x3x3xf32>) outs(%c : memref<1x4x16x16xf32>)
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 4, 16, 16] [1, 1, 1, 1] : memref<1x4x18x18xf32> to memref<1x4x16x16xf32, strided<[1296, 324, 18, 1], offset: 19>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x4x16x16xf32>) outs(%inner : memref<1x4x16x16xf32, strided<[1296, 324, 18, 1], offset: 19>>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.maximumf %i, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  }
+  return
+}
