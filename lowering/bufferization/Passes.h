@@ -29,6 +29,9 @@ void addEntryBufferization(mlir::OpPassManager &pm);
 /// Module attributes written by kiln-plan-memory.
 inline constexpr const char *kArenaBytesAttr = "kiln.arena_bytes";
 inline constexpr const char *kArenaLowerBoundAttr = "kiln.arena_lower_bound";
+/// On the arena view of a buffer with one slot per parallel iteration (its
+/// offset depends on the iteration): the bytes [lo, hi) of all its slots.
+inline constexpr const char *kArenaRangeAttr = "kiln.arena_range";
 /// With symbolic sizes, the function (the entry's arguments without the
 /// arena -> index) that computes the arena bytes a run needs.
 inline constexpr const char *kArenaBytesFunction = "kiln_entry_arena_bytes";

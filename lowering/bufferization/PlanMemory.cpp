@@ -411,14 +411,17 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
             builder, loc, offset,
             arith::MulIOp::create(builder, loc, slot, slotBytes));
       }
-      Value view =
+      auto view =
           memref::ViewOp::create(builder, loc, b.alloc.getType(), arenaArg,
                                  offset, b.alloc.getDynamicSizes());
+      if (b.slotBytes && !b.dynamicOffset)
+        view->setAttr(kArenaRangeAttr, builder.getDenseI64ArrayAttr(
+                                           {b.offset, b.offset + b.bytes}));
       // Buffers in the arena are never freed individually.
       for (Operation *user : llvm::make_early_inc_range(b.alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();
-      b.alloc.replaceAllUsesWith(view);
+      b.alloc.replaceAllUsesWith(view.getResult());
       b.alloc.erase();
     }
   }

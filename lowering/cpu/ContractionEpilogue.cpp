@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/bufferization/Passes.h"
 #include "lowering/cpu/Transforms.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -62,6 +63,9 @@ BufferRange rangeOf(Value v) {
     if (auto view = dyn_cast<memref::ViewOp>(def)) {
       auto type = view.getType();
       std::optional<int64_t> off = getConstantIntValue(view.getByteShift());
+      // One slot per parallel iteration: the bytes of all of them.
+      if (auto slots = view->getAttrOfType<DenseI64ArrayAttr>(kArenaRangeAttr))
+        return {view.getSource(), slots[0], slots[1], true};
       if (!off || !type.hasStaticShape() ||
           !type.getElementType().isIntOrFloat())
         return {view.getSource(), 0, -1, true};
@@ -181,6 +185,20 @@ bool reusesBytesOf(Operation *op, Value c) {
       }
   });
   return other;
+}
+
+/// Whether `v` views a constant global (weights, biases): nothing writes
+/// it, so ops that read it in between do not matter.
+bool isConstantGlobal(Value v) {
+  v = underReshapes(v);
+  while (auto sv = v.getDefiningOp<memref::SubViewOp>())
+    v = underReshapes(sv.getSource());
+  auto get = v.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstant();
 }
 
 /// Whether `v` is available before `top`, moving the views and constants
@@ -452,7 +470,7 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
           classify(in->get(), op.getMatchingIndexingMap(in), shape, groups);
       if (!r || (r->kind == OperandRead::Full && !collapsible(in->get())))
         return std::nullopt;
-      if (isa<MemRefType>(in->get().getType()))
+      if (isa<MemRefType>(in->get().getType()) && !isConstantGlobal(in->get()))
         buffers.push_back(rangeOf(in->get()));
     }
     return buffers;

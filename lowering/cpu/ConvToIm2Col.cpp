@@ -351,13 +351,22 @@ cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   Value x = conv.getInputs()[0], w = conv.getInputs()[1];
   Value out = conv.getOutputs()[0];
-  // The initializer, re-applied per block when it is a broadcast or fill.
+  // The initializer, re-applied per block when it is a broadcast or fill
+  // (one of this convolution's own where CSE merged equal ones: untrained
+  // BatchNorms fold to equal biases).
   Operation *init = out.getDefiningOp();
-  if (init && isa<linalg::BroadcastOp, linalg::FillOp>(init) &&
-      init->hasOneUse())
+  if (init && isa<linalg::BroadcastOp, linalg::FillOp>(init)) {
+    if (!init->hasOneUse()) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(conv);
+      init = rewriter.clone(*init);
+      rewriter.modifyOpInPlace(
+          conv, [&] { conv.getOutputsMutable()[0].set(init->getResult(0)); });
+    }
     out = cast<DestinationStyleOpInterface>(init).getDpsInits()[0];
-  else
+  } else {
     init = nullptr;
+  }
 
   linalg::GenericOp epilogue = findBlockEpilogue(conv);
 

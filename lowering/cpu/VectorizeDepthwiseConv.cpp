@@ -343,8 +343,6 @@ cpu::ContractionEpilogue fusedAround(RewriterBase &rewriter,
       (void)linalg::generalizeNamedOp(rewriter, bcast);
       break;
     }
-    if (!isMemoryEffectFree(prev))
-      break;
   }
   std::optional<cpu::ContractionEpilogue> found =
       cpu::findContractionEpilogue(op);

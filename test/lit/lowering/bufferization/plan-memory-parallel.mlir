@@ -4,7 +4,9 @@
 // per iteration (4 x 2 iterations of 1 KiB; placed first, being largest),
 // next to the 4 KiB buffer alive at the same time; the slot is picked by
 // the linearized
-// induction variables, so concurrent iterations never share memory. An
+// induction variables, so concurrent iterations never share memory, and
+// the view carries the bytes of all its slots (for passes that ask what
+// may alias what). An
 // alloc inside a sequential loop gets one slot for all iterations (here
 // where %a was, dead by then); one that leaves its iteration (yielded) is
 // left to the allocator.
@@ -22,7 +24,7 @@
 // CHECK:         %[[C1K:.*]] = arith.constant 1024 : index
 // CHECK:         %[[SLOT:.*]] = arith.muli %[[LIN]], %[[C1K]] : index
 // CHECK:         %[[OFF:.*]] = arith.addi %[[C0]], %[[SLOT]] : index
-// CHECK:         memref.view %[[ARENA]][%[[OFF]]][] : memref<?xi8> to memref<256xf32>
+// CHECK:         memref.view %[[ARENA]][%[[OFF]]][] {kiln.arena_range = array<i64: 0, 8192>} : memref<?xi8> to memref<256xf32>
 // CHECK:       scf.for
 // CHECK:         %[[C0B:.*]] = arith.constant 0 : index
 // CHECK:         memref.view %[[ARENA]][%[[C0B]]][] : memref<?xi8> to memref<16xf32>

@@ -192,3 +192,28 @@ func.func @kept(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %cbias: memref<64x
   }
   return
 }
+
+// -----
+
+// A bias from a constant global starts the tiles even where an op in between
+// reads that global (another layer sharing the bias): nothing writes it.
+// CHECK-LABEL: func.func @shared_bias
+//   CHECK-NOT: linalg.broadcast
+//       CHECK: memref.load %{{.*}} : memref<16xf32>
+//       CHECK: vector.contract
+memref.global "private" constant @bias16 : memref<16xf32> = dense<1.0>
+func.func @shared_bias(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %arena: memref<?xi8>, %d: memref<16x64xf32>, %e: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %bias = memref.get_global @bias16 : memref<16xf32>
+  %c = memref.view %arena[%c0][] : memref<?xi8> to memref<16x64xf32>
+  linalg.broadcast ins(%bias : memref<16xf32>) outs(%c : memref<16x64xf32>) dimensions = [1]
+  linalg.copy ins(%bias : memref<16xf32>) outs(%e : memref<16xf32>)
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<16x64xf32>) outs(%d : memref<16x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -117,3 +117,21 @@ func.func @shared_result(%x: tensor<1x4x34x34xf32>, %w: tensor<8x4x3x3xf32>) -> 
   } -> tensor<1x8x32x32xf32>
   return %a, %y : tensor<1x8x32x32xf32>, tensor<1x8x32x32xf32>
 }
+
+// -----
+
+// A bias broadcast CSE shared with another op (equal biases, as untrained
+// BatchNorms fold to) still moves into the blocks: the convolution gets a
+// broadcast of its own, and the other user keeps the shared one.
+// CHECK-LABEL: func.func @shared_init
+//       CHECK: %[[SHARED:.*]] = linalg.broadcast
+//       CHECK: scf.forall
+//       CHECK:     linalg.broadcast ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<1x8x4x32xf32>)
+//       CHECK: return %{{.*}}, %[[SHARED]]
+func.func @shared_init(%x: tensor<1x4x34x34xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> (tensor<1x8x32x32xf32>, tensor<1x8x32x32xf32>) {
+  %e = tensor.empty() : tensor<1x8x32x32xf32>
+  %o = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<1x8x32x32xf32>) dimensions = [0, 2, 3]
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x34x34xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x32x32xf32>) -> tensor<1x8x32x32xf32>
+  return %r, %o : tensor<1x8x32x32xf32>, tensor<1x8x32x32xf32>
+}
