@@ -176,9 +176,13 @@ static int64_t startOf(memref::AllocOp alloc, int64_t first,
     return i;
   };
   int64_t product = previous(first);
+  // Only f32 products: the integer and packed ones (DotKernel.cpp) fuse
+  // their epilogues by rules of their own, and an i8 1x1 convolution
+  // (AArch64, sdot) gave wrong results with its output placed so.
   auto linalgOp =
       product < 0 ? nullptr : dyn_cast<linalg::LinalgOp>(ops[product]);
-  if (!linalgOp ||
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      !getElementTypeOrSelf(linalgOp.getDpsInits()[0]).isF32() ||
       !(linalg::isaContractionOpInterface(linalgOp) ||
         linalg::isaConvolutionOpInterface(linalgOp)) ||
       !llvm::any_of(gen.getDpsInputs(), [&](Value in) {
