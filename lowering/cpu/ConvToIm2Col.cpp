@@ -160,14 +160,7 @@ FailureOr<Operation *> cpu::rewriteConvInIm2Col(RewriterBase &rewriter,
     Value cols2 = tensor::CollapseShapeOp::create(
         rewriter, loc, cols,
         SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4, 5}});
-    SmallVector<ReassociationIndices> outRe = {{0, 1}, {2, 3}};
-    Value out2 = tensor::CollapseShapeOp::create(rewriter, loc, out, outRe);
-    auto [product, sum] =
-        buildPixelRowProduct(rewriter, loc, cols2, *weights, out2, pixelRows);
-    result = tensor::ExpandShapeOp::create(rewriter, loc, ot, sum, outRe);
-    inheritSchedule(conv, product);
-    rewriter.replaceOp(conv, result);
-    return product;
+    return replaceConvByPixelRows(rewriter, conv, cols2, *weights, pixelRows);
   }
   Value w2 = tensor::CollapseShapeOp::create(
       rewriter, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});

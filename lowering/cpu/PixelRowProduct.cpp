@@ -11,25 +11,95 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/cpu/Schedule.h"
 #include "lowering/cpu/Transforms.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
 namespace kiln {
+namespace {
+
+/// The per-channel vector a batch-1 convolution's output starts from (a
+/// broadcast over the image), if it is one.
+Value perChannelInit(Value out) {
+  auto bcast = out.getDefiningOp<linalg::BroadcastOp>();
+  if (!bcast || bcast.getDimensions() != ArrayRef<int64_t>{0, 2, 3})
+    return {};
+  return bcast.getInput();
+}
+
+/// Whether `out` is a zero fill.
+bool isZeroFill(Value out) {
+  auto fill = out.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+/// out[0, f, h, w] = t[h * OW + w, f], fused with the op that alone reads
+/// it when that op is elementwise.
+Value transposeInto(RewriterBase &rewriter, Location loc, Value t,
+                    RankedTensorType ot) {
+  int64_t f = ot.getDimSize(1), oh = ot.getDimSize(2), ow = ot.getDimSize(3);
+  Type elt = ot.getElementType();
+  MLIRContext *ctx = rewriter.getContext();
+  Value t3 = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({oh, ow, f}, elt), t,
+      SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, ot.getShape(), elt);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{ot}, ValueRange{t3}, ValueRange{empty},
+             ArrayRef<AffineMap>{AffineMap::get(4, 0, {d2, d3, d1}, ctx),
+                                 AffineMap::getMultiDimIdentityMap(4, ctx)},
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
+/// Fuses the generic making `v` into the all-parallel generic that alone
+/// reads it.
+void fuseWithElementwiseUser(RewriterBase &rewriter, Value v) {
+  if (!v.hasOneUse())
+    return;
+  OpOperand &use = *v.getUses().begin();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!consumer || consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+      !linalg::areElementwiseOpsFusable(&use))
+    return;
+  // The fused op goes where the consumer is, after all its operands.
+  Operation *producer = v.getDefiningOp();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<linalg::ElementwiseOpFusionResult> fused =
+      linalg::fuseElementwiseOps(rewriter, &use);
+  if (failed(fused))
+    return;
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesExcept(original, replacement, fused->fusedOp);
+  rewriter.eraseOp(consumer);
+  if (producer->use_empty())
+    rewriter.eraseOp(producer);
+}
+
+} // namespace
 
 std::pair<Operation *, Value>
 cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
-                          const ConstantData &w, Value out, int64_t panel) {
+                          const ConstantData &w, int64_t f, int64_t panel,
+                          Value bias) {
   MLIRContext *ctx = b.getContext();
   auto colsType = cast<RankedTensorType>(cols.getType());
   Type elt = colsType.getElementType();
   int64_t k = colsType.getDimSize(0), p = colsType.getDimSize(1);
-  int64_t f = cast<RankedTensorType>(out.getType()).getDimSize(0);
   if (panel <= 0 || f % panel != 0)
     panel = f;
   int64_t panels = f / panel;
@@ -71,7 +141,19 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
                                   unit = {index(1), index(1)};
         Value slot =
             tensor::ExtractSliceOp::create(nb, l, acc, offsets, sizes, unit);
-        Value init = linalg::FillOp::create(nb, l, zero, slot).getResult(0);
+        // Each panel starts from its channels' bias (a register tile
+        // reads one row of it), or from zero.
+        Value init =
+            bias ? linalg::BroadcastOp::create(
+                       nb, l,
+                       tensor::ExtractSliceOp::create(
+                           nb, l, RankedTensorType::get({panel}, elt), bias,
+                           ArrayRef<OpFoldResult>{col},
+                           ArrayRef<OpFoldResult>{index(panel)},
+                           ArrayRef<OpFoldResult>{index(1)}),
+                       slot, ArrayRef<int64_t>{0})
+                       ->getResult(0)
+                 : linalg::FillOp::create(nb, l, zero, slot).getResult(0);
         product = linalg::MatmulOp::create(
             nb, l, TypeRange{init.getType()}, ValueRange{cols, weights},
             ValueRange{init},
@@ -82,13 +164,40 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
         tensor::ParallelInsertSliceOp::create(nb, l, product->getResult(0), acc,
                                               offsets, sizes, unit);
       });
+  return {product, forall.getResult(0)};
+}
+
+Operation *cpu::replaceConvByPixelRows(RewriterBase &rewriter,
+                                       linalg::Conv2DNchwFchwOp conv,
+                                       Value cols2, const ConstantData &w,
+                                       int64_t panel) {
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Value out = conv.getOutputs()[0];
+  auto ot = cast<RankedTensorType>(out.getType());
+  int64_t f = ot.getDimSize(1);
+  auto [product, transposed] = buildPixelRowProduct(rewriter, loc, cols2, w, f,
+                                                    panel, perChannelInit(out));
+  inheritSchedule(conv, product);
+  if (perChannelInit(out) || isZeroFill(out)) {
+    // The product started from the bias: the output is its transpose,
+    // computed with the activation after it in one pass (a 7x7 map's
+    // rows of 7 pixels made the bias broadcast, the sum and the
+    // activation three scalar passes over the output).
+    Value result = transposeInto(rewriter, loc, transposed, ot);
+    rewriter.replaceOp(conv, result);
+    fuseWithElementwiseUser(rewriter, result);
+    return product;
+  }
+  SmallVector<ReassociationIndices> outRe = {{0, 1}, {2, 3}};
+  Value out2 = tensor::CollapseShapeOp::create(rewriter, loc, out, outRe);
   // out[f, p] += product[p, f].
   AffineExpr df, dp;
   bindDims(ctx, df, dp);
   Value sum =
       linalg::GenericOp::create(
-          b, loc, TypeRange{out.getType()}, ValueRange{forall.getResult(0)},
-          ValueRange{out},
+          rewriter, loc, TypeRange{out2.getType()}, ValueRange{transposed},
+          ValueRange{out2},
           ArrayRef<AffineMap>{AffineMap::get(2, 0, {dp, df}, ctx),
                               AffineMap::getMultiDimIdentityMap(2, ctx)},
           SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
@@ -98,7 +207,9 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
                 arith::AddFOp::create(nb, l, args[1], args[0]).getResult());
           })
           .getResult(0);
-  return {product, sum};
+  rewriter.replaceOp(
+      conv, tensor::ExpandShapeOp::create(rewriter, loc, ot, sum, outRe));
+  return product;
 }
 
 } // namespace kiln

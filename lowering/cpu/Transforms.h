@@ -45,16 +45,28 @@ mlir::FailureOr<mlir::Operation *>
 rewriteConvInIm2Col(mlir::RewriterBase &rewriter,
                     mlir::linalg::Conv2DNchwFchwOp conv, int64_t pixelRows = 0);
 
-/// `out` + (cols^T w^T)^T, for gathered columns `cols` [K, P] and a
+/// cols^T w^T [P, F], for gathered columns `cols` [K, P] and a
 /// constant filter `w` [F, K] (f32): the product runs with the P pixels as
 /// rows and the F channels as vector columns, so the weights stream through
 /// the register tiles once however few pixels there are. w^T is packed at
 /// compile time into `panel`-channel panels ([F / panel, K, panel], each
 /// contiguous), one product per panel on threads, when `panel` divides F.
-/// Returns the (first) product and the sum, `out`'s type ([F, P]).
+/// Returns the (first) product and its [P, F] result. Its tiles start
+/// from `bias` (one value per channel) where given, else from zero.
 std::pair<mlir::Operation *, mlir::Value>
 buildPixelRowProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cols,
-                     const ConstantData &w, mlir::Value out, int64_t panel);
+                     const ConstantData &w, int64_t f, int64_t panel,
+                     mlir::Value bias = {});
+
+/// Replaces the batch-1 f32 convolution `conv`, whose gathered columns are
+/// `cols` [K, P] and constant filter `w`, by its pixel-row product. An
+/// output that starts from a per-channel bias (or zero) is the product's
+/// transpose, computed in one pass with the elementwise op that alone reads
+/// it; any other is added to. Returns the (first) product.
+mlir::Operation *replaceConvByPixelRows(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::Conv2DNchwFchwOp conv,
+                                        mlir::Value cols, const ConstantData &w,
+                                        int64_t panel);
 
 struct BlockedIm2ColOptions {
   /// Largest im2col scratch tile, in bytes.

@@ -56,6 +56,11 @@ CASES = {
     # B rows 8400 bytes apart: the GEMM packs B panels; K, M and N all leave
     # partial cache blocks and register tiles.
     "matmul_wide_packed_b": ("matmul", (1, 70, 300), 2100, None, "relu"),
+    # Pixels as the product's rows (7x7 and smaller maps, whole panels of
+    # channels): the bias starts the tiles and the output's transpose runs
+    # with the activation (or the residual add) in one pass.
+    "conv3x3_pixel_rows_silu": ("conv", (1, 32, 7, 7), 64, 3, "silu"),
+    "conv1x1_pixel_rows_residual_relu": ("conv", (1, 48, 6, 6), 32, 1, "residual_relu"),
     # Chain "dw": x -> ReLU -> 1x1 conv + activation -> depthwise 3x3, pad 1.
     # The activation writes the interior of the depthwise conv's padded
     # input from the register tiles, whose rows of lanes cross image rows
