@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/cpu/BufferAliasing.h"
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/Schedule.h"
 #include "lowering/cpu/Transforms.h"
@@ -302,7 +303,8 @@ private:
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type)
       return vector::BroadcastOp::create(b, loc, vecTy, v);
-    if (acc && v == out)
+    // The epilogue may read C through another view of its bytes.
+    if (acc && cpu::sameBuffer(v, out))
       return acc;
     if (type.getRank() == 1)
       return vector::BroadcastOp::create(
