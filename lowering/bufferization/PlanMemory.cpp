@@ -189,7 +189,7 @@ static int64_t startOf(memref::AllocOp alloc, int64_t first,
         return writtenBy(product, rootBuffer(in));
       }))
     return first;
-  Value c = rootBuffer(cast<linalg::LinalgOp>(ops[product]).getDpsInits()[0]);
+  Value c = rootBuffer(linalgOp.getDpsInits()[0]);
   int64_t init = previous(product);
   return init >= 0 && writtenBy(init, c) ? init : product;
 }
@@ -361,9 +361,11 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
       }
       b.start = index[top];
       b.end = std::max(b.start, lastUse(alloc, block, index));
-      int64_t first = firstUse(alloc, block, index);
-      if (top == alloc.getOperation() && first < int64_t(ops.size()))
-        b.start = std::min(b.start, startOf(alloc, first, ops));
+      if (top == alloc.getOperation()) {
+        int64_t first = firstUse(alloc, block, index);
+        if (first < int64_t(ops.size()))
+          b.start = std::min(b.start, startOf(alloc, first, ops));
+      }
       buffers.push_back(b);
     });
 

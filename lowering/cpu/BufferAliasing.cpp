@@ -19,13 +19,20 @@ bool isNonMemoryOp(Operation *op) {
          isMemoryEffectFree(op);
 }
 
-BufferRange rangeOf(Value v) {
+/// `v` under its views, reshapes and casts: the memref they all view.
+static Value underViews(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
-            memref::CastOp, memref::ReinterpretCastOp>(def)) {
-      v = def->getOperand(0);
-      continue;
-    }
+    if (!isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+             memref::CastOp, memref::ReinterpretCastOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+BufferRange rangeOf(Value v) {
+  v = underViews(v);
+  if (Operation *def = v.getDefiningOp()) {
     if (auto view = dyn_cast<memref::ViewOp>(def)) {
       auto type = view.getType();
       std::optional<int64_t> off = getConstantIntValue(view.getByteShift());
@@ -122,19 +129,6 @@ bool untouchedBetween(Operation *from, Operation *to,
   return true;
 }
 
-/// The arena view under `v`'s views, if any.
-static memref::ViewOp arenaViewOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<memref::ViewOp>(def))
-      return view;
-    if (!isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
-             memref::CastOp, memref::ReinterpretCastOp>(def))
-      return nullptr;
-    v = def->getOperand(0);
-  }
-  return nullptr;
-}
-
 /// Whether `op` reaches the bytes of the arena view `c` only through other
 /// views: buffers the memory plan placed there after C's last use.
 bool reusesBytesOf(Operation *op, Value c) {
@@ -145,7 +139,7 @@ bool reusesBytesOf(Operation *op, Value c) {
   op->walk([&](Operation *inner) {
     for (Value v : inner->getOperands())
       if (isa<MemRefType>(v.getType()) && mayAlias(rangeOf(v), cRange)) {
-        memref::ViewOp view = arenaViewOf(v);
+        auto view = underViews(v).getDefiningOp<memref::ViewOp>();
         if (!view || sameBuffer(view, c))
           other = false;
       }

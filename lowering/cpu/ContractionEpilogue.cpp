@@ -36,6 +36,21 @@ namespace kiln {
 using namespace kiln::cpu;
 namespace {
 
+/// Whether the initializer `init` (a fill or an elementwise generic) writes
+/// C: a fill through any view of all of it, a generic through C's own.
+bool initializes(Operation *init, Value c) {
+  if (auto fill = dyn_cast<linalg::FillOp>(init))
+    return fillsAll(fill, c);
+  return sameBuffer(cast<linalg::LinalgOp>(init).getDpsInits()[0], c);
+}
+
+/// Whether a C-shaped buffer of type `t` has a 2-D (M, N) view by `groups`:
+/// it is one, or collapses to one.
+bool hasMatrixView(MemRefType t, ArrayRef<ReassociationIndices> groups) {
+  return (t.getRank() == 2 && groups[0].size() == 1 && groups[1].size() == 1) ||
+         memref::CollapseShapeOp::isGuaranteedCollapsible(t, groups);
+}
+
 /// Whether `op` writes all of `c` without reading it.
 bool overwrites(Operation *op, Value c) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -229,11 +244,6 @@ Value evaluateBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
 
 } // namespace
 
-bool cpu::availableBefore(Value v, Operation *top) {
-  DominanceInfo dom(top->getParentOp());
-  return cpu::availableBefore(v, top, dom);
-}
-
 Value cpu::evaluateEpilogueBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
                                 ArrayRef<Value> inputs,
                                 ArrayRef<int64_t> shape) {
@@ -270,10 +280,7 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
   ContractionEpilogue result;
   ArrayRef<int64_t> shape = cType.getShape();
   auto collapsible = [&](Value v) {
-    auto t = cast<MemRefType>(v.getType());
-    return t.getRank() == 2 && groups[0].size() == 1 && groups[1].size() == 1
-               ? true
-               : memref::CollapseShapeOp::isGuaranteedCollapsible(t, groups);
+    return hasMatrixView(cast<MemRefType>(v.getType()), groups);
   };
   // The buffers `op` reads besides C, if each reads as one of the kinds
   // above.
@@ -298,9 +305,9 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
   if (Operation *prev = nextToucher(product, cRange, /*after=*/false)) {
     auto fill = dyn_cast<linalg::FillOp>(prev);
     auto gen = dyn_cast<linalg::GenericOp>(prev);
-    bool fits = (fill && fillsAll(fill, c)) ||
-                (gen && sameBuffer(gen.getDpsInits()[0], c) &&
-                 isElementwiseGeneric(gen) && overwrites(gen, c));
+    bool fits =
+        (fill || (gen && isElementwiseGeneric(gen) && overwrites(gen, c))) &&
+        initializes(prev, c);
     if (fits) {
       std::optional<SmallVector<BufferRange>> reads =
           inputsOf(cast<linalg::LinalgOp>(prev));
@@ -410,11 +417,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     cv = sv.getSource();
   SmallVector<ReassociationIndices> groups;
   Value c = rootOf(cv, groups);
-  if (groups.size() != 2 ||
-      (init &&
-       (isa<linalg::FillOp>(init)
-            ? !fillsAll(cast<linalg::FillOp>(init), c)
-            : !sameBuffer(cast<linalg::LinalgOp>(init).getDpsInits()[0], c))))
+  if (groups.size() != 2 || (init && !initializes(init, c)))
     return failure();
   auto shape = cast<MemRefType>(c.getType()).getShape();
 
@@ -510,8 +513,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
   if (epilogue) {
     d = epilogue.getDpsInits()[0];
     auto dType = cast<MemRefType>(d.getType());
-    if ((dType.getRank() == 2 && groups[0].size() == 1) ||
-        memref::CollapseShapeOp::isGuaranteedCollapsible(dType, groups))
+    if (hasMatrixView(dType, groups))
       d = view2d(d);
     else if ((dRows = matchImageRows(dType, groups)))
       d = flatImageRowsView(rewriter, loc, d, *dRows);

@@ -84,6 +84,19 @@ Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
 
 } // namespace
 
+bool cpu::isPointwiseConv(linalg::Conv2DNchwFchwOp conv) {
+  auto x = cast<ShapedType>(conv.getInputs()[0].getType());
+  auto w = cast<ShapedType>(conv.getInputs()[1].getType());
+  auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
+  return w.getDimSize(2) == 1 && w.getDimSize(3) == 1 &&
+         llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                      [](int64_t s) { return s == 1; }) &&
+         !ShapedType::isDynamic(x.getDimSize(2)) &&
+         x.getDimSize(2) == out.getDimSize(2) &&
+         !ShapedType::isDynamic(x.getDimSize(3)) &&
+         x.getDimSize(3) == out.getDimSize(3);
+}
+
 /// Rewrites a static NCHW convolution as
 ///
 ///   cols[n, (c, kh, kw), (oh, ow)] = buildGather(x)
@@ -106,10 +119,7 @@ FailureOr<Operation *> cpu::rewriteConvInIm2Col(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
 
   Value cols;
-  bool pointwise = s.kh == 1 && s.kw == 1 && s.strides[0] == 1 &&
-                   s.strides[1] == 1 &&
-                   cast<RankedTensorType>(x.getType()).getDimSize(2) == s.oh &&
-                   cast<RankedTensorType>(x.getType()).getDimSize(3) == s.ow;
+  bool pointwise = isPointwiseConv(conv);
   if (pointwise) {
     cols = tensor::ExpandShapeOp::create(
         rewriter, loc,

@@ -176,10 +176,11 @@ Operation *cpu::replaceConvByPixelRows(RewriterBase &rewriter,
   Value out = conv.getOutputs()[0];
   auto ot = cast<RankedTensorType>(out.getType());
   int64_t f = ot.getDimSize(1);
-  auto [product, transposed] = buildPixelRowProduct(rewriter, loc, cols2, w, f,
-                                                    panel, perChannelInit(out));
+  Value bias = perChannelInit(out);
+  auto [product, transposed] =
+      buildPixelRowProduct(rewriter, loc, cols2, w, f, panel, bias);
   inheritSchedule(conv, product);
-  if (perChannelInit(out) || isZeroFill(out)) {
+  if (bias || isZeroFill(out)) {
     // The product started from the bias: the output is its transpose,
     // computed with the activation after it in one pass (a 7x7 map's
     // rows of 7 pixels made the bias broadcast, the sum and the

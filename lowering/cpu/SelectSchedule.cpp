@@ -326,11 +326,8 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // the product reads its input as it is, and blocks only copy it (32 ->
     // 16 channels at 112x112: 211 -> 90 us, 256 -> 128 at 56x56: 1.60 ->
     // 1.35 ms unblocked).
-    auto in = cast<ShapedType>(conv.getInputs()[0].getType());
-    bool pointwise = w.getDimSize(2) == 1 && w.getDimSize(3) == 1 &&
-                     in.getDimSize(2) == oh && in.getDimSize(3) == ow;
     int64_t elt = elementBytes(conv);
-    if (blockBytes > 0 && n == 1 && oh >= 4 && !pointwise &&
+    if (blockBytes > 0 && n == 1 && oh >= 4 && !isPointwiseConv(conv) &&
         isa<FloatType>(out.getElementType()) &&
         k * oh * ow * elt > std::min<int64_t>(4 * blockBytes, cacheBytes)) {
       int64_t cols = blockedIm2ColRows(k, oh, ow, elt, blockBytes) * ow;

@@ -35,6 +35,10 @@ using ScheduleControlFn =
 // Convolutions as contractions (ConvToIm2Col.cpp)
 //===----------------------------------------------------------------------===//
 
+/// Whether `conv` is 1x1 with unit strides and no padding: its input is its
+/// im2col matrix as it is.
+bool isPointwiseConv(mlir::linalg::Conv2DNchwFchwOp conv);
+
 /// Rewrites a static NCHW convolution on tensors as an im2col gather (none
 /// for a 1x1, unit-stride convolution) and a contraction; returns the
 /// contraction, which inherits the convolution's schedule. With
@@ -187,9 +191,6 @@ struct ContractionEpilogue {
 /// pixels as columns), whose vector kernel computes them.
 std::optional<ContractionEpilogue>
 findContractionEpilogue(mlir::linalg::LinalgOp product);
-/// Whether `v` is available before `top`, moving the views and constants
-/// that make it there if needed.
-bool availableBefore(mlir::Value v, mlir::Operation *top);
 /// The scalar body of an initializer or epilogue `op` (a fill or an
 /// elementwise generic) on vectors of `shape`, its inputs given in order.
 mlir::Value evaluateEpilogueBody(mlir::OpBuilder &b, mlir::Location loc,

@@ -104,24 +104,6 @@ public:
     epilogue = fusedEpilogue;
   }
 
-  /// Whether `op`'s inputs are ones the tiles can read: scalars, one value
-  /// per channel, or `out`-shaped buffers with contiguous rows (`out`
-  /// itself for an epilogue).
-  bool readable(linalg::LinalgOp op) const {
-    auto outType = cast<MemRefType>(out.getType());
-    return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-      auto type = dyn_cast<MemRefType>(in->get().getType());
-      AffineMap map = op.getMatchingIndexingMap(in);
-      if (!type)
-        return true;
-      if (type.getRank() == 1)
-        return map.getNumResults() == 1 &&
-               map.getResult(0) == getAffineDimExpr(1, op.getContext());
-      return map.isIdentity() && type.getShape() == outType.getShape() &&
-             type.isLastDimUnitStride();
-    });
-  }
-
   void emit(int64_t accumulators) {
     // U vectors along the width by R output rows, more rows when the width
     // is short and more vectors when the height is.
@@ -297,8 +279,8 @@ private:
 
   /// The vector of `op`'s input `operand` at output row `row`, columns
   /// from `col` (`lanes` of them in bounds); `acc` for `out` itself.
-  Value operandTile(linalg::LinalgOp op, OpOperand *operand, Value row,
-                    Value col, int64_t lanes, Value acc) {
+  Value operandTile(OpOperand *operand, Value row, Value col, int64_t lanes,
+                    Value acc) {
     Value v = operand->get();
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type)
@@ -316,7 +298,7 @@ private:
                  Value acc) {
     SmallVector<Value> inputs;
     for (OpOperand *in : op.getDpsInputOperands())
-      inputs.push_back(operandTile(op, in, row, col, lanes, acc));
+      inputs.push_back(operandTile(in, row, col, lanes, acc));
     return evaluateEpilogueBody(b, loc, op, inputs, {vl});
   }
 
@@ -332,11 +314,29 @@ private:
   int64_t rows = 1, width = 1, mainGroups = 0;
 };
 
+/// Whether `op`'s inputs are ones the kernel can read: scalars, one value
+/// per channel, or `out`-shaped buffers with contiguous rows (`out` itself
+/// for an epilogue).
+bool readable(linalg::LinalgOp op, Value out) {
+  auto outType = cast<MemRefType>(out.getType());
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!type)
+      return true;
+    if (type.getRank() == 1)
+      return map.getNumResults() == 1 &&
+             map.getResult(0) == getAffineDimExpr(1, op.getContext());
+    return map.isIdentity() && type.getShape() == outType.getShape() &&
+           type.isLastDimUnitStride();
+  });
+}
+
 /// The initializer and epilogue of the depthwise convolution `op` that its
 /// kernel can compute; none where they do not fit. A broadcast initializer
 /// is made a generic first.
 cpu::ContractionEpilogue fusedAround(RewriterBase &rewriter,
-                                     linalg::LinalgOp op, const ConvShape &s) {
+                                     linalg::LinalgOp op) {
   Value out = op.getDpsInits()[0];
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto bcast = dyn_cast<linalg::BroadcastOp>(prev);
@@ -351,22 +351,22 @@ cpu::ContractionEpilogue fusedAround(RewriterBase &rewriter,
   if (!found)
     return {};
   cpu::ContractionEpilogue fused = *found;
-  PlaneEmitter check(rewriter, op.getLoc(), s, 1, Value(), Value(), out,
-                     Value(), Value());
   if (fused.init && !isa<linalg::FillOp>(fused.init) &&
-      !check.readable(cast<linalg::LinalgOp>(fused.init)))
+      !readable(cast<linalg::LinalgOp>(fused.init), out))
     fused.init = nullptr;
   // What the kernel reads and writes must exist before it (a padded
   // buffer's interior may be viewed after the convolution).
+  DominanceInfo dom(op->getParentOp());
   auto available = [&](linalg::LinalgOp other) {
-    return llvm::all_of(other->getOperands(),
-                        [&](Value v) { return cpu::availableBefore(v, op); });
+    return llvm::all_of(other->getOperands(), [&](Value v) {
+      return cpu::availableBefore(v, op, dom);
+    });
   };
   if (fused.init && !available(cast<linalg::LinalgOp>(fused.init)))
     fused.init = nullptr;
   if (fused.epilogue) {
     auto d = cast<MemRefType>(fused.epilogue.getDpsInits()[0].getType());
-    if (!check.readable(fused.epilogue) || !d.isLastDimUnitStride() ||
+    if (!readable(fused.epilogue, out) || !d.isLastDimUnitStride() ||
         d.getShape() != cast<MemRefType>(out.getType()).getShape() ||
         !available(fused.epilogue))
       fused.epilogue = nullptr;
@@ -413,7 +413,7 @@ struct VectorizeDepthwiseConvPass
       // 458 -> 300 us in the model), where their operands fit.
       cpu::ContractionEpilogue fused;
       if (!pool)
-        fused = fusedAround(rewriter, op, *s);
+        fused = fusedAround(rewriter, op);
       rewriter.setInsertionPoint(op);
       int64_t work = s->n * s->c * s->oh * s->ow * s->kh * s->kw;
       // Inside an existing forall the op already runs on some thread.
