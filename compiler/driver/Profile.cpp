@@ -106,14 +106,27 @@ ProfileReport summarizeProfile(const kiln_model *model,
   ProfileReport report;
   llvm::StringMap<size_t> index;
   std::vector<bool> seenKernel(kiln_model_num_kernels(model), false);
+  // Kernels nest (a serial K-block loop calls a parallel kernel per block)
+  // and are recorded as they end, inner ones first: a kernel's own time is
+  // its span less the spans of the kernels recorded inside it, so that no
+  // nanosecond counts twice. `closed` holds the outermost spans seen since the
+  // enclosing kernel (or the run) began.
+  std::vector<const kiln_profile_event *> closed;
   for (int64_t i = 0; i < count; ++i) {
     const kiln_profile_event &e = events[i];
     double ns = (double)(e.end_ns - e.begin_ns);
     if (e.kernel == KILN_PROFILE_RUN) {
       ++report.runs;
       report.runNs += ns;
+      closed.clear();
       continue;
     }
+    while (!closed.empty() && closed.back()->begin_ns >= e.begin_ns &&
+           closed.back()->end_ns <= e.end_ns) {
+      ns -= (double)(closed.back()->end_ns - closed.back()->begin_ns);
+      closed.pop_back();
+    }
+    closed.push_back(&e);
     const kiln_kernel_info *k = kiln_model_kernel(model, e.kernel);
     if (!k)
       continue;

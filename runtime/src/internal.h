@@ -19,6 +19,9 @@ struct kiln_model {
   int maps_weights;            /* holds a reference on its weights mapping */
 };
 
+/* Nesting levels of profiled kernels that keep their own begin time. */
+#define KILN_PROFILE_MAX_DEPTH 16
+
 typedef struct kiln_gpu kiln_gpu;
 
 struct kiln_context {
@@ -39,7 +42,10 @@ struct kiln_context {
   /* Profiling (profile.c): NULL events means not recording. */
   kiln_profile_event *events;
   int64_t max_events, num_events, dropped_events;
-  uint64_t kernel_begin_ns;
+  /* Begin times of the kernels now running on the run's thread: a serial
+   * kernel (a loop over K blocks) calls parallel ones inside it. */
+  uint64_t kernel_begin_ns[KILN_PROFILE_MAX_DEPTH];
+  int kernel_depth;
 };
 
 /* Makes the context's arena hold at least `bytes` (context.c). */

@@ -35,13 +35,22 @@ void kiln_rt_profile_event(int64_t kernel, int64_t phase) {
   kiln_context *ctx = recording;
   if (!ctx)
     return;
+  /* Kernels nest (a serial loop over K blocks calls a parallel kernel per
+   * block): each end closes the innermost open begin. Levels past the stack's
+   * depth are not timed, their enclosing kernel still is. */
+  int depth = ctx->kernel_depth;
   if (phase == 0) {
-    ctx->kernel_begin_ns = now_ns();
+    if (depth < KILN_PROFILE_MAX_DEPTH)
+      ctx->kernel_begin_ns[depth] = now_ns();
+    ctx->kernel_depth = depth + 1;
     return;
   }
-  /* Kernels do not nest: each end closes the last begin. */
-  if (kernel >= 0 && kernel < ctx->model->desc->num_kernels)
-    record(ctx, kernel, ctx->kernel_begin_ns, now_ns());
+  if (depth == 0)
+    return;
+  ctx->kernel_depth = --depth;
+  if (depth < KILN_PROFILE_MAX_DEPTH && kernel >= 0 &&
+      kernel < ctx->model->desc->num_kernels)
+    record(ctx, kernel, ctx->kernel_begin_ns[depth], now_ns());
 }
 
 int32_t kiln_rt_run_recorded(kiln_context *ctx) {
@@ -50,6 +59,7 @@ int32_t kiln_rt_run_recorded(kiln_context *ctx) {
     return d->run(ctx->buffers, ctx->dims, ctx->arena);
   kiln_context *outer = recording;
   recording = ctx;
+  ctx->kernel_depth = 0;
   uint64_t begin = now_ns();
   int32_t rc = d->run(ctx->buffers, ctx->dims, ctx->arena);
   uint64_t end = now_ns();
