@@ -374,6 +374,68 @@ cpu::ContractionEpilogue fusedAround(RewriterBase &rewriter,
   return fused;
 }
 
+/// The fills of `op`'s padded input's borders (FillPadBorders.cpp) right
+/// before it: fills of static boxes of the input that span every (batch,
+/// channel) plane, with no op between them and `op` that may touch the
+/// input (its bias initializer may be).
+/// The kernel writes each plane's part of them just before it reads the
+/// plane: run as passes of their own they touched a cache line per padded
+/// row (the left and right columns), serially, after a producer on other
+/// cores had written the lines (MobileNetV2: 0.58 ms of 7.7 on one thread,
+/// 0.83 ms on two).
+SmallVector<linalg::FillOp> borderFillsBefore(linalg::LinalgOp op) {
+  Value in = op.getDpsInputs()[0];
+  auto inType = cast<MemRefType>(in.getType());
+  BufferRange input = rangeOf(in);
+  SmallVector<linalg::FillOp> fills;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (!fill) {
+      if (isNonMemoryOp(prev) || !touches(prev, input))
+        continue;
+      break;
+    }
+    auto box = fill.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
+    if (!box || box.getSource() != in || !fill.hasPureBufferSemantics())
+      break;
+    ArrayRef<int64_t> offsets = box.getStaticOffsets(),
+                      sizes = box.getStaticSizes(),
+                      strides = box.getStaticStrides();
+    if (box.getType().getRank() != inType.getRank() ||
+        ShapedType::isDynamicShape(offsets) ||
+        ShapedType::isDynamicShape(sizes) ||
+        llvm::any_of(strides, [](int64_t st) { return st != 1; }) ||
+        offsets[0] != 0 || offsets[1] != 0 ||
+        sizes[0] != inType.getDimSize(0) || sizes[1] != inType.getDimSize(1))
+      break;
+    fills.push_back(fill);
+  }
+  std::reverse(fills.begin(), fills.end());
+  return fills;
+}
+
+/// `fills` restricted to the plane (n, c), at the builder's position.
+void fillPlaneBorders(RewriterBase &rewriter, ArrayRef<linalg::FillOp> fills,
+                      Value n, Value c) {
+  for (linalg::FillOp fill : fills) {
+    auto box = fill.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
+    ArrayRef<int64_t> offsets = box.getStaticOffsets(),
+                      sizes = box.getStaticSizes();
+    SmallVector<OpFoldResult> planeOffsets{n, c}, planeSizes, unit;
+    for (int64_t d = 0, e = offsets.size(); d < e; ++d) {
+      if (d >= 2)
+        planeOffsets.push_back(rewriter.getIndexAttr(offsets[d]));
+      planeSizes.push_back(rewriter.getIndexAttr(d < 2 ? 1 : sizes[d]));
+      unit.push_back(rewriter.getIndexAttr(1));
+    }
+    Value plane = memref::SubViewOp::create(rewriter, fill.getLoc(),
+                                            box.getSource(), planeOffsets,
+                                            planeSizes, unit);
+    linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0],
+                           plane);
+  }
+}
+
 struct VectorizeDepthwiseConvPass
     : impl::VectorizeDepthwiseConvBase<VectorizeDepthwiseConvPass> {
   using VectorizeDepthwiseConvBase::VectorizeDepthwiseConvBase;
@@ -414,6 +476,7 @@ struct VectorizeDepthwiseConvPass
       cpu::ContractionEpilogue fused;
       if (!pool)
         fused = fusedAround(rewriter, op);
+      SmallVector<linalg::FillOp> borderFills = borderFillsBefore(op);
       rewriter.setInsertionPoint(op);
       int64_t work = s->n * s->c * s->oh * s->ow * s->kh * s->kw;
       // Inside an existing forall the op already runs on some thread.
@@ -442,6 +505,7 @@ struct VectorizeDepthwiseConvPass
         c = cLoop.getInductionVar();
         rewriter.setInsertionPoint(cLoop.getBody()->getTerminator());
       }
+      fillPlaneBorders(rewriter, borderFills, n, c);
       PlaneEmitter emitter(rewriter, loc, *s, vl, op.getDpsInputs()[0],
                            pool ? Value() : op.getDpsInputs()[1],
                            op.getDpsInits()[0], n, c,
@@ -450,6 +514,8 @@ struct VectorizeDepthwiseConvPass
         emitter.fuse(fused.init, fused.epilogue);
       emitter.emit(schedule.getAccumulators());
       rewriter.eraseOp(op);
+      for (linalg::FillOp fill : borderFills)
+        rewriter.eraseOp(fill);
       if (fused.init)
         rewriter.eraseOp(fused.init);
       if (fused.epilogue)

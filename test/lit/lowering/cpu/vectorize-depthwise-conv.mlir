@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 min-parallel-work=512},kiln-cpu-vectorize-depthwise-conv),canonicalize,cse)' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 min-parallel-work=4096},kiln-cpu-vectorize-depthwise-conv),canonicalize,cse)' -split-input-file | FileCheck %s
 
 // Stride 1, a width of whole vectors: a forall over channels, a loop over
 // groups of output rows and one over groups of vectors along the width.
@@ -184,5 +184,66 @@ func.func @bias_clip(%in: memref<1x4x18x18xf32>, %w: memref<4x3x3xf32>, %bias: m
     %n = arith.minimumf %m, %six : f32
     linalg.yield %n : f32
   }
+  return
+}
+
+// -----
+
+// The fills of the padded input's borders right before the convolution
+// (the bias initializer of the output between them touches other bytes)
+// become fills of each channel's plane inside the kernel's loop, before the
+// plane is read: run on their own they touched a cache line per padded row.
+// A fill that does not span every channel, or one separated from the
+// convolution by a write to the input, stays where it is.
+// CHECK-LABEL: func.func @border_fills
+//       CHECK: %[[VIEW:.*]] = memref.view %{{.*}} : memref<?xi8> to memref<1x4x10x34xf32>
+//       CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x2x1x34xf32
+//   CHECK-NOT: linalg.fill
+//       CHECK: scf.forall (%[[C:.*]]) in (4) {
+//       CHECK:   %[[TOP:.*]] = memref.subview %[[VIEW]][0, %[[C]], 0, 0] [1, 1, 1, 34] [1, 1, 1, 1]
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[TOP]] :
+//       CHECK:   %[[LEFT:.*]] = memref.subview %[[VIEW]][0, %[[C]], 1, 0] [1, 1, 8, 1] [1, 1, 1, 1]
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[LEFT]] :
+//       CHECK:   vector.fma
+//   CHECK-NOT: linalg.fill
+//       CHECK: return
+func.func @border_fills(%arena: memref<?xi8>, %w: memref<4x3x3xf32>, %bias: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %in = memref.view %arena[%c0][] : memref<?xi8> to memref<1x4x10x34xf32>
+  %half = memref.subview %in[0, 0, 0, 0] [1, 2, 1, 34] [1, 1, 1, 1] : memref<1x4x10x34xf32> to memref<1x2x1x34xf32, strided<[1360, 340, 34, 1]>>
+  linalg.fill ins(%zero : f32) outs(%half : memref<1x2x1x34xf32, strided<[1360, 340, 34, 1]>>)
+  %top = memref.subview %in[0, 0, 0, 0] [1, 4, 1, 34] [1, 1, 1, 1] : memref<1x4x10x34xf32> to memref<1x4x1x34xf32, strided<[1360, 340, 34, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x4x1x34xf32, strided<[1360, 340, 34, 1]>>)
+  %left = memref.subview %in[0, 0, 1, 0] [1, 4, 8, 1] [1, 1, 1, 1] : memref<1x4x10x34xf32> to memref<1x4x8x1xf32, strided<[1360, 340, 34, 1], offset: 34>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<1x4x8x1xf32, strided<[1360, 340, 34, 1], offset: 34>>)
+  %out = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x4x8x32xf32>
+  linalg.broadcast ins(%bias : memref<4xf32>) outs(%out : memref<1x4x8x32xf32>) dimensions = [0, 2, 3]
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x34xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @border_fill_then_write
+//       CHECK: linalg.fill
+//       CHECK: linalg.generic
+//       CHECK: scf.forall
+//   CHECK-NOT: linalg.fill
+func.func @border_fill_then_write(%arena: memref<?xi8>, %w: memref<4x3x3xf32>, %x: memref<1x4x8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %in = memref.view %arena[%c0][] : memref<?xi8> to memref<1x4x10x34xf32>
+  %top = memref.subview %in[0, 0, 0, 0] [1, 4, 1, 34] [1, 1, 1, 1] : memref<1x4x10x34xf32> to memref<1x4x1x34xf32, strided<[1360, 340, 34, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<1x4x1x34xf32, strided<[1360, 340, 34, 1]>>)
+  %inner = memref.subview %in[0, 0, 1, 1] [1, 4, 8, 32] [1, 1, 1, 1] : memref<1x4x10x34xf32> to memref<1x4x8x32xf32, strided<[1360, 340, 34, 1], offset: 35>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x8x32xf32>) outs(%inner : memref<1x4x8x32xf32, strided<[1360, 340, 34, 1], offset: 35>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  %out = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x4x8x32xf32>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x34xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
   return
 }
