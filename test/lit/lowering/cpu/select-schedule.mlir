@@ -28,11 +28,12 @@ func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>, %c: tensor<64x
 // -----
 
 // A 1x1 projection to 96 channels at 14x14 (96 x 196 x 576): row blocks of
-// 64 and 32 and one column block would run each on one thread; the columns
-// make the chunks instead (six whole blocks of 32). With two whole row
-// blocks (128 channels) the columns stay in one block.
+// 64 and 32 would leave the 32 rows past the whole block to one thread;
+// two equal blocks of 48 make the chunks, and the columns stay in one block
+// (on two threads 102 -> 82 us, where six column blocks of 32 took 102).
+// With two whole row blocks (128 channels) the columns stay in one block.
 // V512-LABEL: func.func @projection
-// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 32, tile_k = 256,
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 48, tile_n = 256, tile_k = 256,
 // V512-LABEL: func.func @projection128
 // V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256,
 func.func @projection(%a: tensor<96x576xf32>, %b: tensor<576x196xf32>, %c: tensor<96x196xf32>) -> tensor<96x196xf32> {
