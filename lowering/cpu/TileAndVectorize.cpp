@@ -312,11 +312,17 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   // blocks as still give the threads enough chunks, so that each K step's
   // B block (kc x nc) stays in L2 for many mc-row blocks instead of being
   // read from L3 again for every one.
+  // Whole mc-row blocks shared out evenly: 9 of 64 rows were 4 thread blocks
+  // of 128 and a 64-row rest that ran on one thread after them.
   int64_t mt = llvm::alignTo(ranges[*mDim], t.mc);
   if (parallel) {
     int64_t nChunks = llvm::divideCeil(ranges[nDim], t.nc);
     int64_t mChunks = llvm::divideCeil(t.threadChunks, nChunks);
-    mt = llvm::alignTo(llvm::divideCeil(ranges[*mDim], mChunks), t.mc);
+    int64_t blocks = llvm::divideCeil(ranges[*mDim], t.mc), per = 1;
+    for (int64_t p = blocks / mChunks; p > 1 && per == 1; --p)
+      if (blocks % p == 0)
+        per = p;
+    mt = per * t.mc;
   }
 
   // Every block static: the rows (columns) past the last whole thread block,

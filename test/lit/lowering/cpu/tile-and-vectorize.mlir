@@ -31,6 +31,19 @@ func.func @matmul(%a: memref<64x128xf32>, %b: memref<128x96xf32>, %c: memref<64x
 
 // -----
 
+// Nine whole row blocks of 24 among eight thread chunks: one thread block
+// each, so that no rows are left to run on one thread after the forall (in
+// blocks of 48 the last 24 rows were a matmul of their own).
+// CHECK-LABEL: func.func @nine_row_blocks
+//       CHECK: scf.forall ({{.*}}) = (0) to (216) step (24)
+//   CHECK-NOT: linalg.matmul
+func.func @nine_row_blocks(%a: memref<216x64xf32>, %b: memref<64x32xf32>, %c: memref<216x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<216x64xf32>, memref<64x32xf32>) outs(%c : memref<216x32xf32>)
+  return
+}
+
+// -----
+
 // Large elementwise ops get a forall over leading parallel dims, in 64
 // blocks of rows rather than single rows, then vector rows of 8 lanes.
 // CHECK-LABEL: func.func @relu
