@@ -428,11 +428,10 @@ void fillPlaneBorders(RewriterBase &rewriter, ArrayRef<linalg::FillOp> fills,
       planeSizes.push_back(rewriter.getIndexAttr(d < 2 ? 1 : sizes[d]));
       unit.push_back(rewriter.getIndexAttr(1));
     }
-    Value plane = memref::SubViewOp::create(rewriter, fill.getLoc(),
-                                            box.getSource(), planeOffsets,
-                                            planeSizes, unit);
-    linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0],
-                           plane);
+    Value plane =
+        memref::SubViewOp::create(rewriter, fill.getLoc(), box.getSource(),
+                                  planeOffsets, planeSizes, unit);
+    linalg::FillOp::create(rewriter, fill.getLoc(), fill.getInputs()[0], plane);
   }
 }
 
