@@ -20,8 +20,7 @@
 // linalg and become scalar loops.
 //
 // Every other op takes the row path of RowTiling.h: an outer forall when
-// large, then rows of one vector register (elementwise ops, im2col gathers,
-// reductions of the innermost loop).
+// large, then vector rows (elementwise, im2col gathers, inner reductions).
 //
 //===----------------------------------------------------------------------===//
 
@@ -308,12 +307,10 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   }
 
-  // Thread blocks of mt rows (a multiple of mc) by nc columns: as few row
-  // blocks as still give the threads enough chunks, so that each K step's
-  // B block (kc x nc) stays in L2 for many mc-row blocks instead of being
-  // read from L3 again for every one.
-  // Whole mc-row blocks shared out evenly: 9 of 64 rows were 4 thread blocks
-  // of 128 and a 64-row rest that ran on one thread after them.
+  // Thread blocks of mt rows (whole mc-row blocks, shared out evenly) by nc
+  // columns: as few as still give the threads enough chunks, so that each K
+  // step's B block (kc x nc) stays in L2 for many mc-row blocks. (9 blocks
+  // of 64 rows were 4 of 128 and a rest that ran on one thread after them.)
   int64_t mt = llvm::alignTo(ranges[*mDim], t.mc);
   if (parallel) {
     int64_t nChunks = llvm::divideCeil(ranges[nDim], t.nc);
@@ -549,6 +546,9 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    // Group numbers restart per function; one instance may run on several.
+    groupTiles.clear();
+    failedGroups.clear();
     // Every op without a contraction schedule: vector rows, threads when
     // large.
     auto rows =
