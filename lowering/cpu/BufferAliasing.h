@@ -16,6 +16,11 @@
 
 namespace kiln::cpu {
 
+/// On a loop made from linalg ops (the depthwise kernel with its
+/// activation): the arena bytes [lo, hi) it writes all of without reading
+/// them, as a linalg op that overwrites its output would.
+inline constexpr const char *kOverwritesAttr = "kiln.overwrites";
+
 /// Ops that neither read nor write memory and only name values: views,
 /// constants, index arithmetic.
 bool isNonMemoryOp(mlir::Operation *op);

@@ -51,12 +51,18 @@ bool hasMatrixView(MemRefType t, ArrayRef<ReassociationIndices> groups) {
          memref::CollapseShapeOp::isGuaranteedCollapsible(t, groups);
 }
 
-/// Whether `op` writes all of `c` without reading it.
+/// Whether `op` writes all of `c` without reading it, through any reshape
+/// of it (a collapsed activation reusing C's bytes after the memory plan).
 bool overwrites(Operation *op, Value c) {
+  if (auto bytes = op->getAttrOfType<DenseI64ArrayAttr>(kOverwritesAttr)) {
+    BufferRange range = rangeOf(c);
+    return underReshapes(c).getDefiningOp<memref::ViewOp>() && range.known &&
+           range.hi >= 0 && bytes[0] <= range.lo && range.hi <= bytes[1];
+  }
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
       linalgOp.getNumDpsInits() != 1 ||
-      !sameBuffer(linalgOp.getDpsInits()[0], c) ||
+      !sameBuffer(underReshapes(linalgOp.getDpsInits()[0]), underReshapes(c)) ||
       linalgOp.getNumParallelLoops() != linalgOp.getNumLoops())
     return false;
   OpOperand *out = linalgOp.getDpsInitOperand(0);

@@ -374,6 +374,47 @@ cpu::ContractionEpilogue fusedAround(RewriterBase &rewriter,
   return fused;
 }
 
+/// The elementwise op after `op` that reads or writes its output through
+/// collapsed views of whole out-shaped buffers (CollapseElementwiseDims.cpp
+/// merges the rows of maps under 16 pixels wide into long ones, for the
+/// vector rows of an op on its own), rebuilt on the buffers themselves, in
+/// out's shape, right before it; null if there is none.
+linalg::GenericOp uncollapsedEpilogue(RewriterBase &rewriter,
+                                      linalg::LinalgOp op) {
+  Value out = op.getDpsInits()[0];
+  auto outType = cast<MemRefType>(out.getType());
+  if (!outType.getLayout().isIdentity())
+    return {};
+  auto gen = dyn_cast_or_null<linalg::GenericOp>(
+      nextToucher(op, rangeOf(out), /*after=*/true));
+  if (!gen || !gen.hasPureBufferSemantics() ||
+      gen.getNumParallelLoops() != gen.getNumLoops() ||
+      gen.getNumLoops() >= outType.getRank())
+    return {};
+  SmallVector<Value> operands;
+  for (OpOperand &operand : gen->getOpOperands()) {
+    auto collapse = operand.get().getDefiningOp<memref::CollapseShapeOp>();
+    if (!collapse || collapse.getSrcType() != outType ||
+        !gen.getMatchingIndexingMap(&operand).isIdentity())
+      return {};
+    operands.push_back(collapse.getSrc());
+  }
+  int64_t numInputs = gen.getNumDpsInputs();
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.setInsertionPoint(gen);
+  auto shaped = linalg::GenericOp::create(
+      rewriter, gen.getLoc(), TypeRange{},
+      ArrayRef(operands).take_front(numInputs),
+      ArrayRef(operands).drop_front(numInputs),
+      SmallVector<AffineMap>(operands.size(), AffineMap::getMultiDimIdentityMap(
+                                                  outType.getRank(), ctx)),
+      SmallVector<utils::IteratorType>(outType.getRank(),
+                                       utils::IteratorType::parallel));
+  rewriter.cloneRegionBefore(gen.getRegion(), shaped.getRegion(),
+                             shaped.getRegion().begin());
+  return shaped;
+}
+
 /// The fills of `op`'s padded input's borders (FillPadBorders.cpp) right
 /// before it: fills of static boxes of the input that span every (batch,
 /// channel) plane, with no op between them and `op` that may touch the
@@ -435,6 +476,27 @@ void fillPlaneBorders(RewriterBase &rewriter, ArrayRef<linalg::FillOp> fills,
   }
 }
 
+/// Marks `loop` (the kernel of `op` and what it fused) as overwriting the
+/// arena buffer its activation writes, when the loop writes all of it and
+/// reads none of it: a product before it, whose output those bytes were,
+/// may then keep that output in its registers.
+void markOverwrite(Operation *loop, linalg::LinalgOp op,
+                   cpu::ContractionEpilogue fused) {
+  if (!fused.epilogue)
+    return;
+  Value d = fused.epilogue.getDpsInits()[0];
+  auto view = underReshapes(d).getDefiningOp<memref::ViewOp>();
+  BufferRange dRange = rangeOf(d);
+  OpOperand *dOperand = fused.epilogue.getDpsInitOperand(0);
+  bool readsOut = !fused.init && mayAlias(rangeOf(op.getDpsInits()[0]), dRange);
+  if (!view || !dRange.known || dRange.hi < 0 || readsOut ||
+      fused.epilogue.payloadUsesValueFromOperand(dOperand))
+    return;
+  loop->setAttr(
+      kOverwritesAttr,
+      DenseI64ArrayAttr::get(loop->getContext(), {dRange.lo, dRange.hi}));
+}
+
 struct VectorizeDepthwiseConvPass
     : impl::VectorizeDepthwiseConvBase<VectorizeDepthwiseConvPass> {
   using VectorizeDepthwiseConvBase::VectorizeDepthwiseConvBase;
@@ -473,8 +535,25 @@ struct VectorizeDepthwiseConvPass
       // it in the accumulators (MobileNetV2's 96-channel 112x112 layer:
       // 458 -> 300 us in the model), where their operands fit.
       cpu::ContractionEpilogue fused;
-      if (!pool)
+      if (!pool) {
+        // An activation collapsed into long rows joins the kernel in the
+        // convolution's shape, or stays collapsed where it cannot.
+        // (Set aside while the epilogue is looked for: it reads C too.)
+        linalg::GenericOp shaped = uncollapsedEpilogue(rewriter, op);
+        Operation *collapsed = nullptr;
+        if (shaped) {
+          collapsed = shaped->getNextNode();
+          collapsed->remove();
+        }
         fused = fusedAround(rewriter, op);
+        if (shaped && fused.epilogue != shaped) {
+          rewriter.setInsertionPoint(shaped);
+          rewriter.insert(collapsed);
+          rewriter.eraseOp(shaped);
+        } else if (shaped) {
+          collapsed->destroy();
+        }
+      }
       SmallVector<linalg::FillOp> borderFills = borderFillsBefore(op);
       rewriter.setInsertionPoint(op);
       int64_t work = s->n * s->c * s->oh * s->ow * s->kh * s->kw;
@@ -483,24 +562,34 @@ struct VectorizeDepthwiseConvPass
                      work >= schedule.getMinParallelWork() &&
                      !op->getParentOfType<scf::ForallOp>();
       Value n, c;
+      Operation *loop;
       if (threads) {
         auto forall = scf::ForallOp::create(
             rewriter, loc, getAsIndexOpFoldResult(&getContext(), {s->n, s->c}),
             /*outputs=*/ValueRange{}, /*mapping=*/std::nullopt);
+        loop = forall;
         n = forall.getInductionVar(0);
         c = forall.getInductionVar(1);
         rewriter.setInsertionPoint(forall.getBody()->getTerminator());
       } else {
+        // (No batch loop for one image: the outer loop carries the marks.)
         auto zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
         auto one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-        auto nLoop = scf::ForOp::create(
-            rewriter, loc, zero,
-            arith::ConstantIndexOp::create(rewriter, loc, s->n), one);
-        rewriter.setInsertionPoint(nLoop.getBody()->getTerminator());
+        n = zero;
+        loop = nullptr;
+        if (s->n != 1) {
+          auto nLoop = scf::ForOp::create(
+              rewriter, loc, zero,
+              arith::ConstantIndexOp::create(rewriter, loc, s->n), one);
+          loop = nLoop;
+          n = nLoop.getInductionVar();
+          rewriter.setInsertionPoint(nLoop.getBody()->getTerminator());
+        }
         auto cLoop = scf::ForOp::create(
             rewriter, loc, zero,
             arith::ConstantIndexOp::create(rewriter, loc, s->c), one);
-        n = nLoop.getInductionVar();
+        if (!loop)
+          loop = cLoop;
         c = cLoop.getInductionVar();
         rewriter.setInsertionPoint(cLoop.getBody()->getTerminator());
       }
@@ -512,6 +601,7 @@ struct VectorizeDepthwiseConvPass
       if (fused.init || fused.epilogue)
         emitter.fuse(fused.init, fused.epilogue);
       emitter.emit(schedule.getAccumulators());
+      markOverwrite(loop, op, fused);
       rewriter.eraseOp(op);
       for (linalg::FillOp fill : borderFills)
         rewriter.eraseOp(fill);

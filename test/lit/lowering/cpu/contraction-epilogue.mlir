@@ -1,5 +1,8 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=8 tile-n=32 tile-k=64 parallel=0},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=8 tile-n=32 tile-k=64 parallel=0},kiln-cpu-tile-and-vectorize{fuse-epilogues=0}))' -split-input-file | FileCheck %s --check-prefix=OFF
+// One pass instance on the functions of a chunk one after the other, as a
+// single-threaded run does: epilogue groups are numbered per function.
+// RUN: kiln-opt %s --mlir-disable-threading --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=8 tile-n=32 tile-k=64 parallel=0},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
 
 // A convolution's product on buffers (C = the collapsed output of a 1x1
 // convolution): the bias broadcast before it and the ReLU after it run in
@@ -214,6 +217,91 @@ func.func @shared_bias(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %arena: mem
   ^bb0(%in: f32, %out: f32):
     %r = arith.maximumf %in, %zero : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// C is dead after the epilogue when the next op to reach its bytes writes
+// all of them without reading them: through a collapsed view of C itself
+// (a later activation the memory plan put in C's bytes), or as a loop that
+// says so (`kiln.overwrites`, the depthwise kernel with its activation). A
+// loop without the attribute might read C: the epilogue stays a pass.
+// CHECK-LABEL: func.func @overwritten_collapsed
+//       CHECK: vector.maskedstore
+//   CHECK-NOT: linalg.generic {{.*}} ins(%{{.*}} : memref<1x16x8x8xf32>)
+// CHECK-LABEL: func.func @overwritten_by_loop
+//       CHECK: vector.maskedstore
+//       CHECK: memref.store
+//  CHECK-NEXT: } {kiln.overwrites = array<i64: 4096, 8192>}
+// CHECK-LABEL: func.func @loop_may_read
+//       CHECK: vector.transfer_write %{{.*}} : vector<6x16xf32>, memref<6x16xf32
+//   CHECK-NOT: vector.maskedstore
+func.func @overwritten_collapsed(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %arena: memref<?xi8>, %y: memref<1024xf32>) {
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x16x8x8xf32>
+  %cv = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<1x16x8x8xf32> into memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%cv : memref<16x64xf32>)
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%cv : memref<16x64xf32>)
+  %pad = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x16x10x10xf32>
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x16x8x8xf32>) outs(%inner : memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %flat = memref.collapse_shape %c [[0, 1, 2, 3]] : memref<1x16x8x8xf32> into memref<1024xf32>
+  linalg.generic {indexing_maps = [affine_map<(a) -> (a)>, affine_map<(a) -> (a)>], iterator_types = ["parallel"]} ins(%y : memref<1024xf32>) outs(%flat : memref<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+func.func @overwritten_by_loop(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %arena: memref<?xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x16x8x8xf32>
+  %cv = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<1x16x8x8xf32> into memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%cv : memref<16x64xf32>)
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%cv : memref<16x64xf32>)
+  %pad = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x16x10x10xf32>
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x16x8x8xf32>) outs(%inner : memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %flat = memref.collapse_shape %c [[0, 1, 2, 3]] : memref<1x16x8x8xf32> into memref<1024xf32>
+  scf.for %i = %c0 to %c1024 step %c1 {
+    memref.store %zero, %flat[%i] : memref<1024xf32>
+  } {kiln.overwrites = array<i64: 4096, 8192>}
+  return
+}
+func.func @loop_may_read(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %arena: memref<?xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x16x8x8xf32>
+  %cv = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<1x16x8x8xf32> into memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%cv : memref<16x64xf32>)
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x64xf32>) outs(%cv : memref<16x64xf32>)
+  %pad = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x16x10x10xf32>
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x16x8x8xf32>) outs(%inner : memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %flat = memref.collapse_shape %c [[0, 1, 2, 3]] : memref<1x16x8x8xf32> into memref<1024xf32>
+  scf.for %i = %c0 to %c1024 step %c1 {
+    memref.store %zero, %flat[%i] : memref<1024xf32>
   }
   return
 }

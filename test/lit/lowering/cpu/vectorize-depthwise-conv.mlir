@@ -247,3 +247,59 @@ func.func @border_fill_then_write(%arena: memref<?xi8>, %w: memref<4x3x3xf32>, %
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x10x34xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
   return
 }
+
+// -----
+
+// An activation of a map under 16 pixels wide comes collapsed into long
+// rows (kiln-cpu-collapse-elementwise-dims); it joins the kernel in the
+// convolution's shape all the same, and the kernel's loop says that it
+// overwrites the activation's buffer (a product before it may then keep
+// its own output, which had those bytes, in registers). Where the kernel
+// cannot take it (here: it also reads another buffer's rows), it stays as
+// it was.
+// CHECK-LABEL: func.func @collapsed_clip
+//   CHECK-NOT: linalg.generic
+//       CHECK: scf.for
+//       CHECK:   arith.minimumf {{.*}} : vector<8xf32>
+//       CHECK: } {kiln.overwrites = array<i64: 8192, 9792>}
+//   CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @collapsed_add
+//       CHECK: scf.for
+//       CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<120xf32>)
+func.func @collapsed_clip(%in: memref<1x4x12x12xf32>, %w: memref<4x3x3xf32>, %arena: memref<?xi8>) {
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x4x10x10xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x4x10x10xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x12x12xf32>, memref<4x3x3xf32>) outs(%c : memref<1x4x10x10xf32>)
+  %d = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x4x10x10xf32>
+  %cf = memref.collapse_shape %c [[0, 1, 2, 3]] : memref<1x4x10x10xf32> into memref<400xf32>
+  %df = memref.collapse_shape %d [[0, 1, 2, 3]] : memref<1x4x10x10xf32> into memref<400xf32>
+  linalg.generic {indexing_maps = [affine_map<(a) -> (a)>, affine_map<(a) -> (a)>], iterator_types = ["parallel"]} ins(%cf : memref<400xf32>) outs(%df : memref<400xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.maximumf %i, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+func.func @collapsed_add(%in: memref<1x4x12x12xf32>, %w: memref<4x3x3xf32>, %arena: memref<?xi8>, %y: memref<120xf32>) {
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x4x10x10xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x4x10x10xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x12x12xf32>, memref<4x3x3xf32>) outs(%c : memref<1x4x10x10xf32>)
+  %d = memref.view %arena[%c8192][] : memref<?xi8> to memref<120xf32>
+  %cf = memref.collapse_shape %c [[0, 1, 2, 3]] : memref<1x4x10x10xf32> into memref<400xf32>
+  %part = memref.subview %cf[0] [120] [1] : memref<400xf32> to memref<120xf32, strided<[1]>>
+  %pc = memref.cast %part : memref<120xf32, strided<[1]>> to memref<120xf32>
+  linalg.generic {indexing_maps = [affine_map<(a) -> (a)>, affine_map<(a) -> (a)>, affine_map<(a) -> (a)>], iterator_types = ["parallel"]} ins(%pc, %y : memref<120xf32>, memref<120xf32>) outs(%d : memref<120xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %s = arith.addf %i, %j : f32
+    linalg.yield %s : f32
+  }
+  return
+}
