@@ -5,9 +5,9 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=0}))' -split-input-file | FileCheck %s --check-prefix=SCALAR
 
 // Every function gets the default for ops without their own: vector rows,
-// 64 chunks of threads above min_parallel_work iterations.
+// 64 chunks of threads above half min_parallel_work iterations.
 // V512-LABEL: func.func @matmul
-// V512-SAME: kiln.default_schedule = #kiln_kernel.cpu_schedule<strategy = "rows", vector_bits = 512, {{.*}}threads = 64, min_parallel_work = 131072,
+// V512-SAME: kiln.default_schedule = #kiln_kernel.cpu_schedule<strategy = "rows", vector_bits = 512, {{.*}}threads = 64, min_parallel_work = 65536,
 // A contraction: 8 x 32 register tile at 512 bits (two zmm per row), cache
 // blocks of 32 register tiles (down to 8 while the 8 thread chunks need the
 // rows: 64 rows here; 192 at 256 bits without threads), K blocks of 256, B
@@ -136,7 +136,7 @@ func.func @kept(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -
 // threads have four blocks: it is bound by memory, so it takes threads from
 // as little work as an elementwise op (1M multiply-adds here).
 // V512-LABEL: func.func @gemv
-// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 1, tile_n = 512, tile_k = 256, reg_m = 1, reg_n = 256, {{.*}}threads = 8, min_parallel_work = 131072,
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 1, tile_n = 512, tile_k = 256, reg_m = 1, reg_n = 256, {{.*}}threads = 8, min_parallel_work = 65536,
 // V256-LABEL: func.func @gemv
 // V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 1, tile_n = 256, tile_k = 256, reg_m = 1, reg_n = 64,
 func.func @gemv(%a: tensor<1x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1x2048xf32>) -> tensor<1x2048xf32> {
