@@ -449,9 +449,9 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // there are two or more and the multiply-adds pay for the threads. A
     // depthwise multiply-add costs more than a product's (its loads and
     // stride-2 shuffles share the ports with a fraction of the FMAs), so
-    // `lanes / 8` of them weigh as much as an elementwise iteration: about
-    // 10 us of work on one core. Left serial, MobileNetV2's 28x28 and 14x14
-    // depthwise layers ran slower on two threads than on one (the input
+    // `lanes / 8` of them weigh as much as one unit of min_parallel_work:
+    // about 10 us of work on one core. Left serial, MobileNetV2's 28x28 and
+    // 14x14 depthwise layers ran slower on two threads than on one (the input
     // written by both cores, read by one).
     int64_t minWork = minParallelWork * std::max<int64_t>(lanes() / 8, 1);
     bool threads = parallel && out.getDimSize(0) * out.getDimSize(1) >= 2 &&

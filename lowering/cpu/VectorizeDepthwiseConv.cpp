@@ -484,13 +484,28 @@ void markOverwrite(Operation *loop, linalg::LinalgOp op,
                    cpu::ContractionEpilogue fused) {
   if (!fused.epilogue)
     return;
-  Value d = fused.epilogue.getDpsInits()[0];
+  Value d = fused.epilogue.getDpsInits()[0], out = op.getDpsInits()[0];
   auto view = underReshapes(d).getDefiningOp<memref::ViewOp>();
   BufferRange dRange = rangeOf(d);
   OpOperand *dOperand = fused.epilogue.getDpsInitOperand(0);
-  bool readsOut = !fused.init && mayAlias(rangeOf(op.getDpsInits()[0]), dRange);
-  if (!view || !dRange.known || dRange.hi < 0 || readsOut ||
+  if (!view || !dRange.known || dRange.hi < 0 ||
       fused.epilogue.payloadUsesValueFromOperand(dOperand))
+    return;
+  // What the loop reads from memory: the convolution's inputs, its output
+  // where no initializer starts the accumulators, the initializer's and the
+  // epilogue's inputs (the epilogue's C comes from the accumulators).
+  SmallVector<Value> reads(op.getDpsInputs());
+  if (fused.init)
+    llvm::append_range(reads,
+                       cast<linalg::LinalgOp>(fused.init).getDpsInputs());
+  else
+    reads.push_back(out);
+  for (Value v : fused.epilogue.getDpsInputs())
+    if (!isa<MemRefType>(v.getType()) || !sameBuffer(v, out))
+      reads.push_back(v);
+  if (llvm::any_of(reads, [&](Value v) {
+        return isa<MemRefType>(v.getType()) && mayAlias(rangeOf(v), dRange);
+      }))
     return;
   loop->setAttr(
       kOverwritesAttr,

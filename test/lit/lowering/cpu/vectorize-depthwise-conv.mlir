@@ -303,3 +303,29 @@ func.func @collapsed_add(%in: memref<1x4x12x12xf32>, %w: memref<4x3x3xf32>, %are
   }
   return
 }
+
+// -----
+
+// An activation that also reads its own output's bytes (a residual added in
+// place) is fused, but the loop does not say it overwrites them: it reads
+// them first.
+// CHECK-LABEL: func.func @in_place_residual
+//   CHECK-NOT: linalg.generic
+//       CHECK: arith.addf {{.*}} : vector<8xf32>
+//   CHECK-NOT: kiln.overwrites
+//       CHECK: return
+func.func @in_place_residual(%in: memref<1x4x12x12xf32>, %w: memref<4x3x3xf32>, %arena: memref<?xi8>) {
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x4x10x10xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x4x10x10xf32>)
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x12x12xf32>, memref<4x3x3xf32>) outs(%c : memref<1x4x10x10xf32>)
+  %d = memref.view %arena[%c8192][] : memref<?xi8> to memref<1x4x10x10xf32>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %d : memref<1x4x10x10xf32>, memref<1x4x10x10xf32>) outs(%d : memref<1x4x10x10xf32>) {
+  ^bb0(%i: f32, %r: f32, %o: f32):
+    %s = arith.addf %i, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}
