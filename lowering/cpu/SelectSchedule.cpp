@@ -222,20 +222,23 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// columns and `k` multiply-adds per output of the product; a tile_m or
   /// tile_n set by --schedule stays.
   void fitThreadBlocks(Fields &f, int64_t m, int64_t n, int64_t k) const {
-    if (tileM > 0 || f.threads <= 0)
-      return;
-    int64_t wanted = llvm::divideCeil(f.threads, llvm::divideCeil(n, f.tileN));
-    while (f.tileM > 8 * f.regM &&
-           int64_t(llvm::divideCeil(m, f.tileM)) < wanted)
-      f.tileM = llvm::alignTo(f.tileM / 2, f.regM);
-    // Equal row blocks where the register tiles allow: the rows past the
-    // last whole block run as an op of their own, on one thread (192 rows
-    // in blocks of 128: a third of MobileNetV2's 32 -> 192 expansions ran
-    // serially, 26 us of 87 on one thread, 47 us on two).
-    int64_t blocks = llvm::divideCeil(m, f.tileM);
-    int64_t equal = llvm::alignTo(llvm::divideCeil(m, blocks), f.regM);
-    if (blocks > 1 && m % equal == 0)
-      f.tileM = std::min(f.tileM, equal);
+    bool threads = f.threads > 0;
+    if (tileM <= 0 && threads) {
+      int64_t wanted =
+          llvm::divideCeil(f.threads, llvm::divideCeil(n, f.tileN));
+      while (f.tileM > 8 * f.regM &&
+             int64_t(llvm::divideCeil(m, f.tileM)) < wanted)
+        f.tileM = llvm::alignTo(f.tileM / 2, f.regM);
+    }
+    // Row blocks of half the register tiles or more, and those that pay
+    // for packing B's panels (400 rows in blocks of 80 rather than 128 made
+    // a 400 x 512 x 600 MatMul 6 % slower; 208 rows in 13 blocks of 16
+    // would share each B block among 13 A blocks of 2 register tiles).
+    int64_t most = f.tileM / std::max<int64_t>(f.regM, 1);
+    if (tileM <= 0)
+      f.tileM =
+          wholeBlockTile(m, f.tileM, f.regM,
+                         most >= f.packMinReuse ? f.packMinReuse : most / 2);
     // Too few rows for two blocks (a 1x1 projection to 64 or 96 channels
     // at 14x14: one row block, one column block) leave the chunks to the
     // columns: each column block reads A again, which stays in L2, where
@@ -247,11 +250,48 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     auto wholeBlocks = [](int64_t size, int64_t block) {
       return size < block ? 1 : size / block;
     };
-    if (tileN > 0 || m * n * k < f.minParallelWork ||
-        wholeBlocks(m, f.tileM) > 1)
+    if (tileN > 0)
       return;
-    while (f.tileN > f.regN && wholeBlocks(n, f.tileN) < f.threads / 2)
-      f.tileN = llvm::alignTo(f.tileN / 2, f.regN);
+    if (threads && m * n * k >= f.minParallelWork &&
+        wholeBlocks(m, f.tileM) <= 1)
+      while (f.tileN > f.regN && wholeBlocks(n, f.tileN) < f.threads / 2)
+        f.tileN = llvm::alignTo(f.tileN / 2, f.regN);
+    // Columns only where one whole block leaves a rest of a tenth of them
+    // or more. Blocks that the threads share unevenly cost more than a
+    // rest: a 400 x 512 x 600 MatMul took 10 % longer on two threads in 3
+    // x 3 blocks of 128 x 192 than in 3 x 2 of 128 x 256 and their rests,
+    // and 3136 pixels in 14 blocks of 224 did against 12 of 256 (a 1x1
+    // convolution at 56x56).
+    if (n < 2 * f.tileN && n % f.tileN * 10 >= n)
+      f.tileN = wholeBlockTile(n, f.tileN, f.regN, 2);
+  }
+
+  /// Cache or thread blocks that leave no rows (columns) past the last
+  /// whole block but those of the last register tile: as many blocks of
+  /// equal size where that divides `size`, else the largest multiple of
+  /// `reg` up to `tile`, of `least` register tiles or more (two at least),
+  /// whose blocks divide `size`'s whole register tiles; `tile` itself when
+  /// none does or `size` fits in one block. The rest past the whole blocks runs
+  /// as an op of its own, after them and often on one thread: 200 rows in
+  /// blocks of 64 left 8 rows, and 289 pixels in blocks of 256 left 33 columns,
+  /// 21 % of a 200-channel 3x3 convolution's time at 17x17 on two threads; in
+  /// blocks of 40 rows and 96 columns, 1.47 -> 1.13 ms (1.70 -> 1.54 on one
+  /// thread). Also gives the threads even row blocks: 192 rows in blocks of
+  /// 128 were a block and a serial rest.
+  static int64_t wholeBlockTile(int64_t size, int64_t tile, int64_t reg,
+                                int64_t least) {
+    if (size <= tile || reg <= 0)
+      return tile;
+    // As many blocks, of equal size (192 rows: two of 96).
+    int64_t blocks = llvm::divideCeil(size, tile);
+    int64_t equal = llvm::alignTo(llvm::divideCeil(size, blocks), reg);
+    if (size % equal == 0)
+      return equal;
+    int64_t tiles = size / reg;
+    for (int64_t j = tile / reg; j >= std::max<int64_t>(least, 2); --j)
+      if (tiles % j == 0)
+        return j * reg;
+    return tile;
   }
 
   /// The multiply-adds per output element of a contraction.

@@ -19,7 +19,7 @@
 // V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 192, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, {{.*}}threads = 0,
 // Without vectors a register tile is 6 x 8: one whole row block of 48, so
 // the columns make the thread chunks (six blocks of 16).
-// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 48, tile_n = 16, tile_k = 256, reg_m = 6, reg_n = 8,
+// SCALAR: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 0, tile_m = 30, tile_n = 48, tile_k = 256, reg_m = 6, reg_n = 8,
 func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>, %c: tensor<64x96xf32>) -> tensor<64x96xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x96xf32>) outs(%c : tensor<64x96xf32>) -> tensor<64x96xf32> loc("mm0")
   return %r : tensor<64x96xf32>
@@ -44,6 +44,26 @@ func.func @projection(%a: tensor<96x576xf32>, %b: tensor<576x196xf32>, %c: tenso
 func.func @projection128(%a: tensor<128x576xf32>, %b: tensor<576x196xf32>, %c: tensor<128x196xf32>) -> tensor<128x196xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<128x576xf32>, tensor<576x196xf32>) outs(%c : tensor<128x196xf32>) -> tensor<128x196xf32>
   return %r : tensor<128x196xf32>
+}
+
+// A 3x3 convolution's product at 17x17 (200 x 289 x 1800): blocks of 40
+// rows (5 register tiles, dividing 25) and 96 columns (3, dividing 9) leave
+// only the last register tile's column past the whole blocks, where 64 x
+// 256 left 8 rows and 33 columns to ops of their own. A row count of
+// prime register tiles (13) keeps the 64-row block (one whole block: the
+// columns split for the threads, as above).
+// V512-LABEL: func.func @whole_blocks
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 40, tile_n = 96, tile_k = 256,
+// V512-LABEL: func.func @prime_row_tiles
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 64, tile_k = 256,
+func.func @whole_blocks(%a: tensor<200x1800xf32>, %b: tensor<1800x289xf32>, %c: tensor<200x289xf32>) -> tensor<200x289xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<200x1800xf32>, tensor<1800x289xf32>) outs(%c : tensor<200x289xf32>) -> tensor<200x289xf32>
+  return %r : tensor<200x289xf32>
+}
+
+func.func @prime_row_tiles(%a: tensor<104x1800xf32>, %b: tensor<1800x289xf32>, %c: tensor<104x289xf32>) -> tensor<104x289xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<104x1800xf32>, tensor<1800x289xf32>) outs(%c : tensor<104x289xf32>) -> tensor<104x289xf32>
+  return %r : tensor<104x289xf32>
 }
 
 // -----
