@@ -19,7 +19,7 @@
 //       CHECK:     llvm.call @kiln_rt_profile_event(%{{.*}}, %[[END]])
 //       CHECK:     %[[K1:.*]] = llvm.mlir.constant(1 : i64)
 //       CHECK:     llvm.call @kiln_rt_profile_event(%[[K1]], %{{.*}})
-//       CHECK:   llvm.call @kiln_rt_parallel_for
+//       CHECK:   llvm.call @kiln_parallel_dispatch
 //       CHECK:     llvm.call @kiln_rt_profile_event
 //       CHECK: llvm.func extern_weak @kiln_rt_profile_event(i64, i64)
 

@@ -1,26 +1,35 @@
 // RUN: kiln-opt %s --kiln-cpu-parallel-to-runtime -split-input-file | FileCheck %s
 
 // The forall body is outlined into @f_par0(begin, end, data); the captured
-// memref and scalar travel through a stack struct.
+// memref and scalar travel through a stack struct. One call per loop to the
+// dispatch function, which runs the body on kiln_rt's threads when kiln_rt
+// is loaded and directly otherwise.
 // CHECK-LABEL: func.func @f(
 //  CHECK-SAME:   %[[M:.*]]: memref<?xf32>, %[[X:.*]]: f32, %[[N:.*]]: index)
 //       CHECK:   %[[DATA:.*]] = llvm.alloca {{.*}} x !llvm.struct<({{.*}}struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>{{.*}})>
 //       CHECK:   llvm.store
 //       CHECK:   llvm.store
 //       CHECK:   llvm.store
-//       CHECK:   %[[RT:.*]] = llvm.mlir.addressof @kiln_rt_parallel_for
-//       CHECK:   scf.if
-//       CHECK:     %[[FN:.*]] = func.constant @f_par0
-//       CHECK:     %[[P:.*]] = builtin.unrealized_conversion_cast %[[FN]]
-//       CHECK:     llvm.call @kiln_rt_parallel_for(%{{.*}}, %[[P]], %[[DATA]])
-//       CHECK:   } else {
-//       CHECK:     func.call @f_par0(%{{.*}}, %{{.*}}, %[[DATA]])
+//       CHECK:   %[[FN:.*]] = constant @f_par0
+//       CHECK:   %[[P:.*]] = builtin.unrealized_conversion_cast %[[FN]]
+//       CHECK:   llvm.call @kiln_parallel_dispatch(%{{.*}}, %[[P]], %[[DATA]])
+//   CHECK-NOT:   scf.if
+//       CHECK:   return
 // CHECK-LABEL: func.func private @f_par0(
 //  CHECK-SAME:   %[[B:.*]]: i64, %[[E:.*]]: i64, %{{.*}}: !llvm.ptr)
 //       CHECK:   llvm.load
 //       CHECK:   scf.for
 //       CHECK:     memref.store
 //       CHECK: llvm.func extern_weak @kiln_rt_parallel_for(i64, !llvm.ptr, !llvm.ptr)
+//       CHECK: llvm.func internal @kiln_parallel_dispatch(%[[DN:.*]]: i64, %[[DF:.*]]: !llvm.ptr, %[[DD:.*]]: !llvm.ptr) attributes {no_inline}
+//       CHECK:   %[[RT:.*]] = llvm.mlir.addressof @kiln_rt_parallel_for
+//       CHECK:   %[[LOADED:.*]] = llvm.icmp "ne" %[[RT]]
+//       CHECK:   llvm.cond_br %[[LOADED]], ^[[PAR:.*]], ^[[SER:.*]]
+//       CHECK: ^[[PAR]]:
+//       CHECK:   llvm.call @kiln_rt_parallel_for(%[[DN]], %[[DF]], %[[DD]])
+//       CHECK: ^[[SER]]:
+//       CHECK:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64)
+//       CHECK:   llvm.call %[[DF]](%[[ZERO]], %[[DN]], %[[DD]])
 func.func @f(%m: memref<?xf32>, %x: f32, %n: index) {
   scf.forall (%i) in (%n) {
     memref.store %x, %m[%i] : memref<?xf32>
@@ -31,15 +40,16 @@ func.func @f(%m: memref<?xf32>, %x: f32, %n: index) {
 // -----
 
 // A serial loop nest of the model function becomes a function of its own,
-// called directly and kept out of line, so that code generation can spread
-// the model over threads. A loop whose results are used stays in place.
+// called directly and kept out of line (LLVM's noinline: func-to-llvm drops
+// `no_inline`), so that code generation can spread the model over threads.
+// A loop whose results are used stays in place.
 // CHECK-LABEL: func.func @serial(
 //       CHECK:   %[[R:.*]] = scf.for
 //       CHECK:   call @serial_ser0(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, !llvm.ptr) -> ()
 //   CHECK-NOT:   kiln_rt_parallel_for
 //       CHECK:   return %[[R]]
 // CHECK-LABEL: func.func private @serial_ser0(
-//  CHECK-SAME:   attributes {no_inline}
+//  CHECK-SAME:   attributes {passthrough = ["noinline"]}
 //       CHECK:   scf.for
 //       CHECK:     memref.store
 func.func @serial(%m: memref<8xf32>, %x: f32) -> f32 {
@@ -62,7 +72,7 @@ func.func @serial(%m: memref<8xf32>, %x: f32) -> f32 {
 // profiler's symbols name the layer (characters other than letters, digits
 // and '_' become '_').
 // CHECK-LABEL: func.func @named(
-//       CHECK:   func.constant @named_conv_1_3_par0
+//       CHECK:   constant @named_conv_1_3_par0
 // CHECK-LABEL: func.func private @named_conv_1_3_par0(
 func.func @named(%m: memref<?xf32>, %x: f32, %n: index) {
   scf.forall (%i) in (%n) {
@@ -89,7 +99,7 @@ func.func @named(%m: memref<?xf32>, %x: f32, %n: index) {
 //       CHECK: func.func private @branches_ser{{[0-9]+}}(
 //       CHECK: func.func private @branches_ser{{[0-9]+}}(
 //       CHECK:   scf.for
-//       CHECK:     llvm.call @kiln_rt_parallel_for
+//       CHECK:     llvm.call @kiln_parallel_dispatch
 //       CHECK: func.func private @branches_par0(
 func.func @branches(%m: memref<?xf32>, %other: memref<?xf32>, %x: f32, %c: i1, %n: index) -> memref<?xf32> {
   %c0 = arith.constant 0 : index
@@ -108,4 +118,38 @@ func.func @branches(%m: memref<?xf32>, %other: memref<?xf32>, %x: f32, %c: i1, %
     scf.yield %other : memref<?xf32>
   }
   return %r : memref<?xf32>
+}
+
+// -----
+
+// A memref whose shape, strides and offset are all static crosses as its
+// two pointers (allocated, aligned); the body rebuilds the descriptor from
+// constants.
+// CHECK-LABEL: func.func @static_capture(
+//  CHECK-SAME:   %[[M:.*]]: memref<8x16xf32, strided<[32, 1], offset: 4>>
+//       CHECK:   %[[DATA:.*]] = llvm.alloca {{.*}} x !llvm.struct<(f32, struct<(ptr, ptr)>)>
+//       CHECK:   %[[DESC:.*]] = builtin.unrealized_conversion_cast %[[M]]
+//       CHECK:   %[[ALLOCATED:.*]] = llvm.extractvalue %[[DESC]][0]
+//       CHECK:   %[[P0:.*]] = llvm.insertvalue %[[ALLOCATED]], %{{.*}}[0]
+//       CHECK:   %[[ALIGNED:.*]] = llvm.extractvalue %[[DESC]][1]
+//       CHECK:   %[[P1:.*]] = llvm.insertvalue %[[ALIGNED]], %[[P0]][1]
+//       CHECK:   llvm.store %[[P1]], %{{.*}} : !llvm.struct<(ptr, ptr)>, !llvm.ptr
+// CHECK-LABEL: func.func private @static_capture_par0(
+//       CHECK:   %[[PAIR:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(ptr, ptr)>
+//       CHECK:   llvm.extractvalue %[[PAIR]][0]
+//       CHECK:   llvm.extractvalue %[[PAIR]][1]
+//       CHECK:   %[[OFF:.*]] = llvm.mlir.constant(4 : i64)
+//       CHECK:   llvm.insertvalue %[[OFF]], %{{.*}}[2]
+//       CHECK:   llvm.mlir.constant(8 : i64)
+//       CHECK:   llvm.mlir.constant(32 : i64)
+//       CHECK:   llvm.mlir.constant(16 : i64)
+//       CHECK:   %[[REBUILT:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x16xf32, strided<[32, 1], offset: 4>>
+//       CHECK:   scf.for
+//       CHECK:     memref.store %{{.*}}, %[[REBUILT]]
+func.func @static_capture(%m: memref<8x16xf32, strided<[32, 1], offset: 4>>, %x: f32) {
+  scf.forall (%i) in (8) {
+    %c0 = arith.constant 0 : index
+    memref.store %x, %m[%i, %c0] : memref<8x16xf32, strided<[32, 1], offset: 4>>
+  }
+  return
 }
