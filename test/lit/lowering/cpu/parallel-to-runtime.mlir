@@ -40,16 +40,15 @@ func.func @f(%m: memref<?xf32>, %x: f32, %n: index) {
 // -----
 
 // A serial loop nest of the model function becomes a function of its own,
-// called directly and kept out of line (LLVM's noinline: func-to-llvm drops
-// `no_inline`), so that code generation can spread the model over threads.
-// A loop whose results are used stays in place.
+// called directly and marked no_inline, so that code generation can spread
+// the model over threads. A loop whose results are used stays in place.
 // CHECK-LABEL: func.func @serial(
 //       CHECK:   %[[R:.*]] = scf.for
 //       CHECK:   call @serial_ser0(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, !llvm.ptr) -> ()
 //   CHECK-NOT:   kiln_rt_parallel_for
 //       CHECK:   return %[[R]]
 // CHECK-LABEL: func.func private @serial_ser0(
-//  CHECK-SAME:   attributes {passthrough = ["noinline"]}
+//  CHECK-SAME:   attributes {no_inline}
 //       CHECK:   scf.for
 //       CHECK:     memref.store
 func.func @serial(%m: memref<8xf32>, %x: f32) -> f32 {
