@@ -67,6 +67,17 @@ Type pointerPairType(MLIRContext *ctx) {
   return LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr});
 }
 
+/// `into` with fields 0 and 1 (the allocated and aligned pointers) of the
+/// struct `from`.
+Value copyPointers(OpBuilder &b, Location loc, Value from, Value into) {
+  for (int64_t i : {0, 1})
+    into = LLVM::InsertValueOp::create(
+        b, loc, into,
+        LLVM::ExtractValueOp::create(b, loc, from, ArrayRef<int64_t>{i}),
+        ArrayRef<int64_t>{i});
+  return into;
+}
+
 /// The descriptor of a static memref from its pointer pair `pointers`.
 Value rebuildDescriptor(OpBuilder &b, Location loc, Value pointers,
                         MemRefType type, const LLVMTypeConverter &converter) {
@@ -78,12 +89,8 @@ Value rebuildDescriptor(OpBuilder &b, Location loc, Value pointers,
   auto constant = [&](int64_t v) -> Value {
     return LLVM::ConstantOp::create(b, loc, i64, v);
   };
-  Value d = LLVM::PoisonOp::create(b, loc, descType);
-  for (int64_t i : {0, 1})
-    d = LLVM::InsertValueOp::create(
-        b, loc, d,
-        LLVM::ExtractValueOp::create(b, loc, pointers, ArrayRef<int64_t>{i}),
-        ArrayRef<int64_t>{i});
+  Value d =
+      copyPointers(b, loc, pointers, LLVM::PoisonOp::create(b, loc, descType));
   d = LLVM::InsertValueOp::create(b, loc, d, constant(offset),
                                   ArrayRef<int64_t>{2});
   for (auto [i, size] : llvm::enumerate(type.getShape())) {
@@ -123,13 +130,7 @@ Value toField(OpBuilder &b, Location loc, Value v, Type field,
     Type descType = converter.convertType(v.getType());
     Value desc =
         UnrealizedConversionCastOp::create(b, loc, descType, v).getResult(0);
-    Value pair = LLVM::PoisonOp::create(b, loc, field);
-    for (int64_t i : {0, 1})
-      pair = LLVM::InsertValueOp::create(
-          b, loc, pair,
-          LLVM::ExtractValueOp::create(b, loc, desc, ArrayRef<int64_t>{i}),
-          ArrayRef<int64_t>{i});
-    return pair;
+    return copyPointers(b, loc, desc, LLVM::PoisonOp::create(b, loc, field));
   }
   if (isa<MemRefType>(v.getType()))
     return UnrealizedConversionCastOp::create(b, loc, field, v).getResult(0);
