@@ -46,10 +46,9 @@ namespace {
 /// Whether a captured memref crosses the struct as its two pointers alone
 /// (allocated and aligned: a loop body may free what it captured): its
 /// shape, strides and offset are in its type, so the body rebuilds the rest
-/// of the descriptor from constants. A rank-4 descriptor
-/// is 11 stores at the call site; DenseNet-121's model function, 1300 call
-/// sites, was a fifth of the model's code and the last of its functions to
-/// finish compiling.
+/// of the descriptor from constants. A rank-4 descriptor is 11 stores at
+/// the call site, and DenseNet-121's model function (1300 call sites) is the
+/// last of its functions to finish compiling.
 bool crossesAsPointer(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !memref.hasStaticShape() || memref.getMemorySpace())

@@ -234,11 +234,12 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // for packing B's panels (400 rows in blocks of 80 rather than 128 made
     // a 400 x 512 x 600 MatMul 6 % slower; 208 rows in 13 blocks of 16
     // would share each B block among 13 A blocks of 2 register tiles).
-    int64_t most = f.tileM / std::max<int64_t>(f.regM, 1);
-    if (tileM <= 0)
+    if (tileM <= 0) {
+      int64_t most = f.tileM / std::max<int64_t>(f.regM, 1);
       f.tileM =
           wholeBlockTile(m, f.tileM, f.regM,
                          most >= f.packMinReuse ? f.packMinReuse : most / 2);
+    }
     // Too few rows for two blocks (a 1x1 projection to 64 or 96 channels
     // at 14x14: one row block, one column block) leave the chunks to the
     // columns: each column block reads A again, which stays in L2, where
@@ -271,13 +272,13 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// equal size where that divides `size`, else the largest multiple of
   /// `reg` up to `tile`, of `least` register tiles or more (two at least),
   /// whose blocks divide `size`'s whole register tiles; `tile` itself when
-  /// none does or `size` fits in one block. The rest past the whole blocks runs
-  /// as an op of its own, after them and often on one thread: 200 rows in
-  /// blocks of 64 left 8 rows, and 289 pixels in blocks of 256 left 33 columns,
-  /// 21 % of a 200-channel 3x3 convolution's time at 17x17 on two threads; in
-  /// blocks of 40 rows and 96 columns, 1.47 -> 1.13 ms (1.70 -> 1.54 on one
-  /// thread). Also gives the threads even row blocks: 192 rows in blocks of
-  /// 128 were a block and a serial rest.
+  /// none does or `size` fits in one block. The rest past the whole blocks
+  /// runs as an op of its own, after them and often on one thread: 200 rows
+  /// in blocks of 64 left 8 rows, and 289 pixels in blocks of 256 left 33
+  /// columns, 21 % of a 200-channel 3x3 convolution's time at 17x17 on two
+  /// threads; in blocks of 40 rows and 96 columns, 1.27 -> 0.99 ms (1.63 ->
+  /// 1.52 on one thread). Also gives the threads even row blocks: 192 rows in
+  /// blocks of 128 were a block and a serial rest.
   static int64_t wholeBlockTile(int64_t size, int64_t tile, int64_t reg,
                                 int64_t least) {
     if (size <= tile || reg <= 0)
