@@ -122,6 +122,24 @@ TEST_F(ParallelFor, ConcurrentCallersAllComplete) {
       ASSERT_EQ(cov[i]->hits[k].load(), 20) << "caller " << i << " index " << k;
 }
 
+TEST_F(ParallelFor, ShortJobsBackToBack) {
+  // Thousands of jobs of a few cheap chunks, sizes and thread counts
+  // changing between them: a worker still leaving one job while the next is
+  // posted must neither run a chunk twice nor miss one.
+  unsigned seed = 12345;
+  for (int job = 0; job < 20000; ++job) {
+    if (job % 2000 == 0)
+      kiln_rt_set_num_threads(2 + job / 2000 % 3);
+    seed = seed * 1103515245u + 12345u;
+    int64_t n = 1 + (seed >> 16) % 40;
+    Coverage c;
+    c.hits.reset(new std::atomic<int>[n]());
+    kiln_rt_parallel_for(n, countRange, &c);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(c.hits[i].load(), 1) << "job " << job << " index " << i;
+  }
+}
+
 // Which thread ran each index of a job of n single-index chunks.
 struct Owners {
   std::mutex mu;
