@@ -264,7 +264,8 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
   Value cv = product.getDpsInits()[0];
   SmallVector<ReassociationIndices> groups;
   Value c;
-  if (isa<linalg::DepthwiseConv2DNchwChwOp>(product.getOperation())) {
+  if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
+          linalg::PoolingNchwSumOp>(product.getOperation())) {
     // One image's channels as the rows, its pixels as the columns.
     auto type = cast<MemRefType>(cv.getType());
     if (type.getRank() != 4 || type.getDimSize(0) != 1)

@@ -155,6 +155,43 @@ func.func @sum_pool_stride2(%in: memref<1x2x16x16xf32>, %window: memref<2x2xf32>
 
 // -----
 
+// Pooling into an arena buffer takes its initializer and what follows into
+// the accumulators too: they start at -inf, the ReLU applies before the one
+// store into the ReLU's output, and the pooled output is neither filled nor
+// read back. The -inf fill of the output between the padded input's border
+// fills and the pooling does not keep those fills out of the loop.
+// (The maximum with -inf folds away.)
+// CHECK-LABEL: func.func @max_pool_fill_relu
+//   CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+//   CHECK-NOT: linalg.fill
+//       CHECK: scf.for %[[C:.*]] = %c0 to %c3 step %c1
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x1x1x17xf32
+//   CHECK-NOT:   memref<1x3x8x8xf32>, vector<8xf32>
+//       CHECK:   %[[R:.*]] = arith.maximumf %{{.*}}, %[[ZERO]] : vector<8xf32>
+//  CHECK-NEXT:   vector.store %[[R]], %{{.*}}[%c0, %[[C]], %c0, %c0] : memref<1x3x8x8xf32>, vector<8xf32>
+//   CHECK-NOT: linalg.generic
+//   CHECK-NOT: linalg.fill
+func.func @max_pool_fill_relu(%arena: memref<?xi8>, %window: memref<3x3xf32>, %y: memref<1x3x8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %in = memref.view %arena[%c0][] : memref<?xi8> to memref<1x3x17x17xf32>
+  %top = memref.subview %in[0, 0, 0, 0] [1, 3, 1, 17] [1, 1, 1, 1] : memref<1x3x17x17xf32> to memref<1x3x1x17xf32, strided<[867, 289, 17, 1]>>
+  linalg.fill ins(%ninf : f32) outs(%top : memref<1x3x1x17xf32, strided<[867, 289, 17, 1]>>)
+  %c = memref.view %arena[%c4096][] : memref<?xi8> to memref<1x3x8x8xf32>
+  linalg.fill ins(%ninf : f32) outs(%c : memref<1x3x8x8xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %window : memref<1x3x17x17xf32>, memref<3x3xf32>) outs(%c : memref<1x3x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x3x8x8xf32>) outs(%y : memref<1x3x8x8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.maximumf %i, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // The bias broadcast before the convolution and the Clip after it run in the
 // accumulators: each starts from its channel's bias, and max/min apply
 // before the store into the Clip's output (here the interior of the next
