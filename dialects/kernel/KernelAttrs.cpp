@@ -46,7 +46,7 @@ LogicalResult CpuScheduleAttr::verify(
     int64_t regM, int64_t regN, int64_t regK, int64_t packRowBytes,
     int64_t packARowBytes, int64_t packMinReuse, int64_t packAMinReuse,
     int64_t threads, int64_t minParallelWork, int64_t blockBytes,
-    int64_t accumulators) {
+    int64_t accumulators, int64_t loopOrder) {
   if (!llvm::is_contained(getStrategies(), strategy))
     return emitError() << "unknown strategy '" << strategy
                        << "' (known: " << llvm::join(getStrategies(), ", ")
@@ -87,6 +87,10 @@ LogicalResult CpuScheduleAttr::verify(
     return emitError() << "strategy 'depthwise' needs vector_bits >= 128";
   if (strategy == "blocked_im2col" && blockBytes == 0)
     return emitError() << "strategy 'blocked_im2col' needs block_bytes > 0";
+  if (loopOrder < 0 || loopOrder > 2)
+    return emitError() << "loop_order must be 0, 1 (columns outer) or 2 (rows "
+                          "outer), not "
+                       << loopOrder;
   if (strategy == "depthwise" && accumulators == 0)
     return emitError() << "strategy 'depthwise' needs accumulators > 0";
   return success();

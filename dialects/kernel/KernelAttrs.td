@@ -39,6 +39,11 @@ def Kernel_CpuScheduleAttr : AttrDef<Kernel_Dialect, "CpuSchedule"> {
       for contractions and convolutions) below which it stays on one thread.
     - `block_bytes`: the im2col scratch tile of `blocked_im2col`.
     - `accumulators`: vector accumulators of a `depthwise` register tile.
+    - `loop_order`: the contraction kernel's register-tile loops. 1 (and 0,
+      the default when left out): columns outer, one B micro-panel under all
+      the rows of the block; 2: rows outer, one A panel along all the
+      columns, each output row written in one run (for a short K, whose B
+      block stays in L1 anyway).
   }];
   let parameters = (ins
     StringRefParameter<"kernel path">:$strategy,
@@ -48,7 +53,8 @@ def Kernel_CpuScheduleAttr : AttrDef<Kernel_Dialect, "CpuSchedule"> {
     "int64_t":$pack_row_bytes, "int64_t":$pack_a_row_bytes,
     "int64_t":$pack_min_reuse, "int64_t":$pack_a_min_reuse,
     "int64_t":$threads, "int64_t":$min_parallel_work,
-    "int64_t":$block_bytes, "int64_t":$accumulators
+    "int64_t":$block_bytes, "int64_t":$accumulators,
+    DefaultValuedParameter<"int64_t", "0">:$loop_order
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -69,6 +69,9 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
     Option<"convToIm2Col", "conv-to-im2col", "int64_t", "1",
            "Run 2-D convolutions as im2col plus the contraction kernel (0: "
            "direct convolutions)">,
+    Option<"loopOrder", "loop-order", "int64_t", "0",
+           "Register-tile loops of the contraction kernel: 1 columns outer, "
+           "2 rows outer (0: heuristic, rows outer for K of 16 or less)">,
     Option<"blockBytes", "block-bytes", "int64_t", "393216",
            "Largest im2col tile of a blocked convolution; 0 never blocks">,
     Option<"cacheBytes", "cache-bytes", "int64_t", "1048576",

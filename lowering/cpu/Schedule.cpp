@@ -103,7 +103,8 @@ contractionScheduleFrom(kernel::CpuScheduleAttr s, int64_t tileM, int64_t tileN,
       s.getContext(), "contraction", s.getVectorBits(), tileM, tileN, tileK,
       s.getRegM(), s.getRegN(), s.getRegK(), packRowBytes, packARowBytes,
       s.getPackMinReuse(), s.getPackAMinReuse(), threads,
-      s.getMinParallelWork(), s.getBlockBytes(), s.getAccumulators());
+      s.getMinParallelWork(), s.getBlockBytes(), s.getAccumulators(),
+      s.getLoopOrder());
 }
 
 SavedSchedule saveSchedule(Operation *op) {

@@ -40,7 +40,7 @@ struct Fields {
   int64_t vectorBits = 0, tileM = 0, tileN = 0, tileK = 0, regM = 0, regN = 0,
           regK = 0, packRowBytes = 0, packARowBytes = 0, packMinReuse = 0,
           packAMinReuse = 0, threads = 0, minParallelWork = 0, blockBytes = 0,
-          accumulators = 0;
+          accumulators = 0, loopOrder = 0;
 
   /// The integer fields by their names in the attribute and in schedule
   /// files.
@@ -60,7 +60,8 @@ struct Fields {
         {"threads", &Fields::threads},
         {"min_parallel_work", &Fields::minParallelWork},
         {"block_bytes", &Fields::blockBytes},
-        {"accumulators", &Fields::accumulators}};
+        {"accumulators", &Fields::accumulators},
+        {"loop_order", &Fields::loopOrder}};
     return fields;
   }
 
@@ -69,7 +70,8 @@ struct Fields {
     return CpuScheduleAttr::getChecked(
         emitError, ctx, StringRef(strategy), vectorBits, tileM, tileN, tileK,
         regM, regN, regK, packRowBytes, packARowBytes, packMinReuse,
-        packAMinReuse, threads, minParallelWork, blockBytes, accumulators);
+        packAMinReuse, threads, minParallelWork, blockBytes, accumulators,
+        loopOrder);
   }
 };
 
@@ -193,6 +195,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     f.regM = regM > 0 ? regM : (vectorBits >= 512 ? 8 : 6);
     f.regK = std::max<int64_t>(regK, 1);
     f.tileK = tileK > 0 ? tileK : 256;
+    f.loopOrder = loopOrder;
     f.tileN = tileN > 0 ? tileN : 8 * f.regN;
     // 32 register tiles of rows under each B micro-panel: its loads (and
     // its packing, below) are shared by more FMAs than with 8, while the A
@@ -222,6 +225,13 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// columns and `k` multiply-adds per output of the product; a tile_m or
   /// tile_n set by --schedule stays.
   void fitThreadBlocks(Fields &f, int64_t m, int64_t n, int64_t k) const {
+    // Register tiles row by row for a short K (16 or less: a block of B
+    // under 256 columns is 16 KB, in L1 without a panel of its own). Column
+    // by column, each register tile's column advanced every row of C by 128
+    // bytes, a stream per row: MobileNetV2's 16 -> 96 channels at 112x112
+    // (4.8 MB of C) 0.39 -> 0.29 ms on one thread, 0.21 -> 0.14 on two.
+    // Among 15 shapes with K from 8 to 64, none with K of 24 or more gained.
+    f.loopOrder = loopOrder > 0 ? loopOrder : k <= 16 ? 2 : 1;
     bool threads = f.threads > 0;
     if (tileM <= 0 && threads) {
       int64_t wanted =

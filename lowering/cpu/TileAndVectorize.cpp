@@ -34,9 +34,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 using namespace mlir;
 
@@ -67,6 +65,8 @@ struct ContractionTiles {
   /// Multiply-adds below which a contraction (or a part of one) gets no
   /// threads.
   int64_t minParallelWork;
+  /// Register tiles row by row (loop_order 2) rather than column by column.
+  bool rowsOuter;
 };
 
 ContractionTiles getTiles(kernel::CpuScheduleAttr s) {
@@ -84,6 +84,7 @@ ContractionTiles getTiles(kernel::CpuScheduleAttr s) {
   t.packAMinReuse = s.getPackAMinReuse();
   t.threadChunks = s.getThreads();
   t.minParallelWork = s.getMinParallelWork();
+  t.rowsOuter = s.getLoopOrder() == 2;
   return t;
 }
 
@@ -413,11 +414,16 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   packBlock(rewriter, cast<linalg::LinalgOp>(cur), t, *mDim, nDim, result);
 
-  // Level 3: register tile, N loop outside M so B's panel is reused.
+  // Level 3: register tile, N loop outside M so B's panel is reused, or
+  // M outside N (loop_order 2) so that each row of C is written in one run
+  // while A's panel is reused (MobileNetV2's 16 -> 96 channels at 112x112:
+  // 96 rows of C advanced 128 bytes at a time, 0.39 -> 0.29 ms).
   SmallVector<int64_t> reg(numLoops, 0);
   reg[*mDim] = t.mr;
   reg[nDim] = t.nr;
   SmallVector<int64_t> interchange = {nDim, *mDim};
+  if (t.rowsOuter)
+    std::swap(interchange[0], interchange[1]);
   for (unsigned d = 0; d < numLoops; ++d)
     if (d != nDim && d != *mDim)
       interchange.push_back(d);
@@ -429,7 +435,7 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   for (LoopLikeOpInterface loop : l3->loops)
     result.peelLoops.push_back(loop);
   cur = l3->tiledOps.front();
-  if (l3->loops.size() == 2)
+  if (l3->loops.size() == 2 && !t.rowsOuter)
     if (auto nLoop = dyn_cast<scf::ForOp>(l3->loops[0].getOperation()))
       if (auto mLoop = dyn_cast<scf::ForOp>(l3->loops[1].getOperation()))
         packPanel(rewriter, nLoop, mLoop, cast<linalg::LinalgOp>(cur), t,
@@ -470,55 +476,6 @@ void peelMarkedLoops(RewriterBase &rewriter, func::FuncOp func) {
     rewriter.setInsertionPoint(next);
     (void)scf::peelForLoopAndSimplifyBounds(rewriter, next, partial);
   }
-}
-
-/// Keeps a vectorized register tile's accumulator in registers across its K
-/// loop: the read of C moves before the loop, the write after it, and the
-/// value travels as an iter_arg. Upstream's hoisting refuses transfers on
-/// subviews (they might alias); here the loop is our own K loop over a linalg
-/// op whose init cannot alias its inputs, so only the loop's own accesses
-/// need checking.
-void hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
-  // The vectorizer materializes its constants inside the loop.
-  moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
-  vector::TransferWriteOp write;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (isa<vector::TransferReadOp, vector::ContractionOp>(op) ||
-        isMemoryEffectFree(&op))
-      continue;
-    if (write || !isa<vector::TransferWriteOp>(op))
-      return;
-    write = cast<vector::TransferWriteOp>(op);
-  }
-  if (!write || !loop.isDefinedOutsideOfLoop(write.getBase()) ||
-      !llvm::all_of(write.getIndices(),
-                    [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }))
-    return;
-  vector::TransferReadOp read;
-  for (auto r : loop.getBody()->getOps<vector::TransferReadOp>())
-    if (r.getBase() == write.getBase() &&
-        llvm::all_of_zip(
-            r.getIndices(), write.getIndices(),
-            [](Value a, Value b) { return isEqualConstantIntOrValue(a, b); }) &&
-        r.getVectorType() == write.getVectorType() &&
-        r.getPermutationMap() == write.getPermutationMap() && !r.getMask() &&
-        !write.getMask())
-      read = r;
-  if (!read || !loop.isDefinedOutsideOfLoop(read.getPadding()))
-    return;
-  rewriter.moveOpBefore(read, loop);
-  FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
-      rewriter, read.getResult(), /*replaceInitOperandUsesInLoop=*/true,
-      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
-        return SmallVector<Value>{write.getValueToStore()};
-      });
-  if (failed(grown))
-    return;
-  auto newLoop = cast<scf::ForOp>(grown->getOperation());
-  rewriter.moveOpAfter(write, newLoop);
-  rewriter.modifyOpInPlace(write, [&] {
-    write.getValueToStoreMutable().assign(newLoop.getResults().back());
-  });
 }
 
 } // namespace
@@ -762,7 +719,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     });
     for (scf::ForOp loop : kLoops) {
       loop->removeAttr(kAccumulateAttr);
-      hoistAccumulator(rewriter, loop);
+      cpu::hoistAccumulator(rewriter, loop);
     }
   }
 

@@ -275,6 +275,12 @@ mlir::LogicalResult vectorizeMaxPoolNhwc(mlir::RewriterBase &rewriter,
                                          mlir::linalg::PoolingNhwcMaxOp op,
                                          kernel::CpuScheduleAttr schedule);
 
+/// Keeps a vectorized register tile's accumulator in registers across its
+/// K loop `loop`: the read of C moves before the loop, the write after it,
+/// and the value travels as an iter_arg. Leaves loops of any other form as
+/// they are.
+void hoistAccumulator(mlir::RewriterBase &rewriter, mlir::scf::ForOp loop);
+
 } // namespace kiln::cpu
 
 #endif // KILN_LOWERING_CPU_TRANSFORMS_H

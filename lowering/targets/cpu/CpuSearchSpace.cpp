@@ -4,11 +4,11 @@
 // knobs are the fields of #kiln_kernel.cpu_schedule that change the code:
 // the algorithm (im2col, blocked im2col, pixel-row im2col, Winograd
 // F(4x4,3x3) and F(2x2,3x3) for 3x3 filters; weights packed at compile time
-// for MatMuls), register and cache tiles of the
-// contraction kernel, packing, the block of a blocked im2col, the depthwise
-// kernel's accumulators, and the thread split when the library runs on
-// more than one thread. Every knob's list holds the heuristic's value, so
-// the default schedule is always a candidate. Scalar fallbacks (direct
+// for MatMuls), register and cache tiles of the contraction kernel and the
+// order of its register tiles, packing, the block of a blocked im2col, the
+// depthwise kernel's accumulators, and the thread split when the library
+// runs on more than one thread. Every knob's list holds the heuristic's value,
+// so the default schedule is always a candidate. Scalar fallbacks (direct
 // convolutions, scalar contractions) are not searched: they are never
 // faster where the vector kernels apply.
 //
@@ -127,6 +127,7 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
     PackB,
     PackA,
     BlockBytes,
+    LoopOrder,
     Accumulators,
     Threads,
     NumKnobs
@@ -177,6 +178,9 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
     // Packing: 0 never, 1 the heuristic's thresholds, 2 always.
     set(PackB, "pack_b", {0, 1, 2}, 1);
     set(PackA, "pack_a", {0, 1, 2}, 1);
+    // Register tiles column by column (1) or row by row (2).
+    set(LoopOrder, "loop_order", {1, 2},
+        field(def, "loop_order") > 0 ? field(def, "loop_order") : 1);
     if (op.kind == "conv")
       set(BlockBytes, "block_bytes", {98304, 196608, 393216, 786432},
           field(def, "block_bytes") > 0 ? field(def, "block_bytes") : 393216);
@@ -242,6 +246,7 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
     s["tile_m"] = get(c, TileMRegs) * regM;
     s["tile_n"] = get(c, TileNRegs) * regN;
     s["tile_k"] = get(c, TileK);
+    s["loop_order"] = get(c, LoopOrder);
     auto pack = [&](int64_t choice, StringRef rowBytes, StringRef reuse) {
       if (choice == 1)
         return; // the heuristic's thresholds

@@ -28,6 +28,7 @@ scheduleFields() {
           {"winograd", &CpuScheduleOptions::winograd},
           {"packed_weights", &CpuScheduleOptions::packedWeights},
           {"block_bytes", &CpuScheduleOptions::blockBytes},
+          {"loop_order", &CpuScheduleOptions::loopOrder},
           {"max_chunks", &CpuScheduleOptions::maxChunks},
           {"cache_bytes", &CpuScheduleOptions::cacheBytes},
           {"sparse_weights", &CpuScheduleOptions::sparseWeights}};

@@ -63,7 +63,7 @@ for line in result.stdout.splitlines():
             with open(library[:-3] + ".json") as f:
                 schedule = next(iter(json.load(f).values()))
             optimum = {"reg_m": 4, "reg_n": 16, "tile_m": 64, "tile_n": 128,
-                       "tile_k": 128, "accumulators": 8}
+                       "tile_k": 128, "accumulators": 8, "loop_order": 1}
             distance = sum((math.log2(max(schedule[k], 1)) - math.log2(v)) ** 2
                            for k, v in optimum.items() if k in schedule)
             ns = 1e6 * (1 + distance)

@@ -47,6 +47,27 @@ func.func @vector_bits() attributes {
 
 // -----
 
+// loop_order may be left out (0, the kernel's default order) and is printed
+// only when set.
+// CHECK-LABEL: func.func @rows_outer
+// CHECK: block_bytes = 0, accumulators = 0, loop_order = 2>
+func.func @rows_outer(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  linalg.matmul {kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 8192, pack_a_row_bytes = 0, pack_min_reuse = 4, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0, loop_order = 2>}
+    ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+func.func @bad_loop_order() attributes {
+  // expected-error @+1 {{loop_order must be 0, 1 (columns outer) or 2 (rows outer), not 3}}
+  s = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 256, tile_m = 48, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, reg_k = 1, pack_row_bytes = 0, pack_a_row_bytes = 0, pack_min_reuse = 0, pack_a_min_reuse = 0, threads = 0, min_parallel_work = 0, block_bytes = 0, accumulators = 0, loop_order = 3>
+} {
+  return
+}
+
+// -----
+
 func.func @blocked_without_block() attributes {
   // expected-error @+1 {{strategy 'blocked_im2col' needs block_bytes > 0}}
   s = #kiln_kernel.cpu_schedule<strategy = "blocked_im2col", vector_bits = 256, tile_m = 48, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, reg_k = 1, pack_row_bytes = 0, pack_a_row_bytes = 0, pack_min_reuse = 0, pack_a_min_reuse = 0, threads = 16, min_parallel_work = 0, block_bytes = 0, accumulators = 0>

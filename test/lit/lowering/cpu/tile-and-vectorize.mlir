@@ -1,4 +1,6 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=24 tile-n=32 tile-k=64 min-parallel-work=32768 schedule-file=%S/Inputs/tile-schedules.json},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
+// (loop-order=1 keeps the order below for the short products that test
+// packing; @rows_outer takes the other from its schedule.)
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256 tile-m=24 tile-n=32 tile-k=64 loop-order=1 min-parallel-work=32768 schedule-file=%S/Inputs/tile-schedules.json},kiln-cpu-tile-and-vectorize))' -split-input-file | FileCheck %s
 
 // A matmul becomes a K block loop, a forall over cache blocks (each K
 // block's B block stays in cache while the threads' row blocks sweep it), a
@@ -357,5 +359,20 @@ func.func @named_row_max(%x: memref<12x197xf32>, %o: memref<12xf32>) {
       %m = arith.maxnumf %v, %a : f32
       linalg.yield %m : f32
     }
+  return
+}
+
+// -----
+
+// loop_order 2 (the default for K of 16 or less): the register tiles' M
+// loop outside N, so that each row block of C is written in one run along
+// the columns while A's 6 x 16 panel is reused; B is not packed.
+// CHECK-LABEL: func.func @rows_outer
+//   CHECK-NOT: memref.alloca
+//       CHECK: scf.for %{{.*}} = %c0 to %c24 step %c6
+//       CHECK:   scf.for %{{.*}} = %c0 to %c32 step %c16
+//       CHECK:     vector.contract
+func.func @rows_outer(%a: memref<24x16xf32>, %b: memref<16x2048xf32>, %c: memref<24x2048xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x2048xf32>) outs(%c : memref<24x2048xf32>) loc("rows_outer")
   return
 }
