@@ -70,6 +70,7 @@ CASES = [
     lambda: conv(48, 80, 33), lambda: conv(160, 96, 11),
     lambda: conv(64, 256, 56, k=1), lambda: conv(512, 2048, 7, k=1),
     lambda: conv(256, 64, 56, k=1), lambda: conv(144, 40, 23, k=1),
+    lambda: conv(16, 96, 112, k=1),
     lambda: conv(256, 256, 28, group=32), lambda: conv(128, 256, 28, stride=2),
     lambda: matmul(1, 4096, 4096), lambda: matmul(128, 768, 768),
     lambda: matmul(197, 768, 3072), lambda: matmul(49, 4608, 512),
