@@ -45,7 +45,7 @@ static struct {
   pthread_cond_t done_cv; /* the last chunk of a job finished */
   pthread_mutex_t submit; /* held by the one thread running a job */
   pthread_t *workers;
-  int num_workers;   /* guarded by mu */
+  int num_workers;   /* written under mu, read atomically */
   int requested;     /* atomic; from kiln_rt_set_num_threads, 0 = default */
   int shutdown;      /* atomic */
   int sleepers;      /* atomic: workers asleep, or about to be, on work_cv */
@@ -276,7 +276,7 @@ static void ensure_workers(int want) {
       free(start);
       return;
     }
-    ++pool.num_workers;
+    __atomic_store_n(&pool.num_workers, pool.num_workers + 1, __ATOMIC_RELEASE);
   }
 }
 
@@ -289,10 +289,15 @@ void kiln_rt_parallel_for(int64_t n, body_fn body, void *data) {
     body(0, n, data);
     return;
   }
-  pthread_mutex_lock(&pool.mu);
-  ensure_workers(threads - 1);
-  int helpers = pool.num_workers < threads - 1 ? pool.num_workers : threads - 1;
-  pthread_mutex_unlock(&pool.mu);
+  /* The mutex only while workers are still to be created. */
+  int have = __atomic_load_n(&pool.num_workers, __ATOMIC_ACQUIRE);
+  if (have < threads - 1) {
+    pthread_mutex_lock(&pool.mu);
+    ensure_workers(threads - 1);
+    have = pool.num_workers;
+    pthread_mutex_unlock(&pool.mu);
+  }
+  int helpers = have < threads - 1 ? have : threads - 1;
   if (helpers == 0) {
     pthread_mutex_unlock(&pool.submit);
     body(0, n, data);
