@@ -231,7 +231,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // bytes, a stream per row: MobileNetV2's 16 -> 96 channels at 112x112
     // (4.8 MB of C) 0.39 -> 0.29 ms on one thread, 0.21 -> 0.14 on two.
     // Among 15 shapes with K from 8 to 64, none with K of 24 or more gained.
-    f.loopOrder = loopOrder > 0 ? loopOrder : k <= 16 ? 2 : 1;
+    f.loopOrder = f.loopOrder > 0 ? f.loopOrder : k <= 16 ? 2 : 1;
     bool threads = f.threads > 0;
     if (tileM <= 0 && threads) {
       int64_t wanted =

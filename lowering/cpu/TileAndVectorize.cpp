@@ -289,14 +289,6 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   parallel =
       parallel && t.threadChunks > 0 && staticWork(op) >= t.minParallelWork;
-  // A register tile of three vectors (48 lanes at 512 bits) lowers its B
-  // rows to scalar inserts: a 128 x 1152 x 784 MatMul took 52 ms against
-  // 1.4 ms with two. Correct, so only said.
-  if (t.lanes > 0 && t.nr > t.lanes &&
-      (t.nr % t.lanes != 0 || !llvm::has_single_bit(uint64_t(t.nr / t.lanes))))
-    remarkSlowPath(op, "register tile of " + Twine(t.nr) + " lanes",
-                   "not a power-of-two number of " + Twine(t.lanes) +
-                       "-lane vectors: its rows load element by element");
 
   // The vector dim must be the output's innermost so that accumulator rows
   // are contiguous.
@@ -496,9 +488,18 @@ cpu::tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     why = "no contraction schedule";
     return failure();
   }
+  ContractionTiles t = getTiles(schedule);
+  // A register tile of three vectors (48 lanes at 512 bits) lowers its B
+  // rows to scalar inserts: a 128 x 1152 x 784 MatMul took 52 ms against
+  // 1.4 ms with two. Correct, so only said (once per op, here rather than in
+  // the recursive tiling of its parts).
+  if (t.lanes > 0 && t.nr > t.lanes &&
+      (t.nr % t.lanes != 0 || !llvm::has_single_bit(uint64_t(t.nr / t.lanes))))
+    remarkSlowPath(op, "register tile of " + Twine(t.nr) + " lanes",
+                   "not a power-of-two number of " + Twine(t.lanes) +
+                       "-lane vectors: its rows load element by element");
   ContractionTilingResult result;
-  if (failed(tileContractionInto(rewriter, op, getTiles(schedule), allowThreads,
-                                 result, why)))
+  if (failed(tileContractionInto(rewriter, op, t, allowThreads, result, why)))
     return failure();
   return result;
 }

@@ -15,9 +15,10 @@
  * advances and others shorten from the end with a compare-and-swap, the
  * caller counts finished chunks on an atomic counter, and idle workers and
  * the waiting caller spin briefly on those words before sleeping on a
- * condition variable. The mutex is taken only to sleep and to wake a
- * sleeper: with chunks claimed under it, two threads contending for it slept
- * in the kernel, and a 5 us loop took 5 us on two threads as on one.
+ * condition variable. The mutex is taken only to sleep, to wake a sleeper
+ * and to create workers: with chunks claimed under it, two threads
+ * contending for it slept in the kernel, and a loop of 0.8 us on one thread
+ * took 5 us on two.
  * Workers are created on first use and joined when the library is unloaded.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
