@@ -182,6 +182,9 @@ KILN_RT_API const kiln_model *kiln_context_model(const kiln_context *ctx);
 /* Since ABI 7. Bytes the context's arena holds now (see
  * kiln_model_arena_bytes_for). */
 KILN_RT_API uint64_t kiln_context_arena_bytes(const kiln_context *ctx);
+/* The context's arena (kiln_context_arena_bytes of it), NULL when it has
+ * none: for tools that control what is in the caches before a run. */
+KILN_RT_API void *kiln_context_arena(const kiln_context *ctx);
 
 /* Validates every tensor (outputs must have exactly the inferred dims) and
  * runs the model. RUN_FAILED if the model reports an error.

@@ -72,6 +72,10 @@ uint64_t kiln_context_arena_bytes(const kiln_context *ctx) {
   return ctx ? ctx->arena_capacity : 0;
 }
 
+void *kiln_context_arena(const kiln_context *ctx) {
+  return ctx ? ctx->arena : NULL;
+}
+
 void kiln_context_destroy(kiln_context *ctx) {
   if (!ctx)
     return;

@@ -10,21 +10,35 @@
  * seeded uniform values, so every candidate of a task sees the same ones.
  * Prints, one fact per line:
  *   device <model> | <cpus> cpus | <features>
+ *   cold flush|evict        (with --cold: how the caches were emptied)
  *   median_ns <t>           runs <n>
  *   output <i> <count> <sum> <sum of |x|>
  *   sample <i> <x0> <x1> ...  (K values at an even stride, %a)
  * so the tuner can check a candidate's outputs against the default
  * schedule's without copying tensors back from a remote device.
  *
- * With --cold, every run is preceded by writes over a scratch buffer (BYTES,
- * or twice the per-core cache when 0) and a read of the inputs: inside a
- * model a layer's weights have left the core's caches since their last use
- * while its input was just written by the layer before, and a one-op
- * library timed back to back would have both in cache (which favours
- * schedules with big weight streams: Winograd's transformed filters).
- *===----------------------------------------------------------------------===*/
-#define _POSIX_C_SOURCE 200809L
+ * With --cold, every run starts from the cache state a layer sees inside a
+ * model: its weights and scratch were last touched a whole run ago and its
+ * output buffer is cold, while its input was just written by the layer
+ * before. `--cold 0` writes the model's memory (weights, arena, inputs and
+ * outputs) back to DRAM with cache-flush instructions where user code may
+ * use them (x86-64, AArch64), then reads the inputs back in; elsewhere, and
+ * with `--cold BYTES`, it writes over a scratch buffer (BYTES, or twice the
+ * per-core cache when 0) instead, which evicts the private caches only.
+ * Back to back, a one-op library keeps everything in cache, which favours
+ * schedules with big weight streams (Winograd's transformed filters) and
+ * hides the cost of writing an output whose lines are not in cache (64
+ * outputs rows advanced 128 bytes at a time: 3x slower from memory).
+ * *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include "kiln_model_abi.h"
 #include "kiln_rt.h"
+
+#include <link.h>
+#include <stdint.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -148,21 +162,87 @@ static size_t private_cache_bytes(void) {
   return bytes > 0 ? (size_t)bytes : (size_t)4 << 20;
 }
 
-/* Evicts the model's weights from the core's caches, then brings the inputs
- * back in. */
+/* Writes [p, p + n) back to memory and drops it from every cache level;
+ * returns 0 where user code cannot. */
+static int flush_range(const void *p, size_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+  for (const char *e = (const char *)p + n; c < e; c += 64)
+    _mm_clflush(c);
+  _mm_mfence();
+  return 1;
+#elif defined(__aarch64__)
+  uint64_t ctr;
+  __asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+  uintptr_t line = (uintptr_t)4 << ((ctr >> 16) & 15);
+  uintptr_t c = (uintptr_t)p & ~(line - 1);
+  for (uintptr_t e = (uintptr_t)p + n; c < e; c += line)
+    __asm__ volatile("dc civac, %0" : : "r"(c) : "memory");
+  __asm__ volatile("dsb ish" : : : "memory");
+  return 1;
+#else
+  (void)p;
+  (void)n;
+  return 0;
+#endif
+}
+
+/* The loaded libraries' data segments (the model's weights among them). */
+static int flush_segment(struct dl_phdr_info *info, size_t size, void *ok) {
+  (void)size;
+  if (!info->dlpi_name || !info->dlpi_name[0])
+    return 0; /* this program */
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_X) && ph->p_memsz)
+      *(int *)ok &= flush_range((const void *)(info->dlpi_addr + ph->p_vaddr),
+                                ph->p_memsz);
+  }
+  return 0;
+}
+
+static size_t tensor_bytes(const kiln_tensor *t) {
+  return (size_t)elements(t->rank, t->dims) * kiln_dtype_size(t->dtype);
+}
+
+/* Flushes the model's memory to DRAM; 0 where that is not possible. */
+static int flush_model(const kiln_model *model, const kiln_context *ctx,
+                       const kiln_tensor *ins, int64_t ni,
+                       const kiln_tensor *outs, int64_t no) {
+  int ok = 1;
+  dl_iterate_phdr(flush_segment, &ok);
+  const kiln_model_desc *d = kiln_model_descriptor(model);
+  if (d->weights_base && *d->weights_base)
+    ok &= flush_range(*d->weights_base, d->weights_bytes);
+  if (kiln_context_arena(ctx))
+    ok &= flush_range(kiln_context_arena(ctx), kiln_context_arena_bytes(ctx));
+  for (int64_t t = 0; t < ni; ++t)
+    ok &= flush_range(ins[t].data, tensor_bytes(&ins[t]));
+  for (int64_t t = 0; t < no; ++t)
+    if (outs[t].data)
+      ok &= flush_range(outs[t].data, tensor_bytes(&outs[t]));
+  return ok;
+}
+
+/* Evicts the model's weights and scratch (to DRAM when `flush`, else from
+ * the core's caches), then brings the inputs back in. */
 static volatile uint64_t cold_sink;
-static void make_cold(uint64_t *scratch, size_t bytes, const kiln_tensor *ins,
-                      int64_t ni) {
+static void make_cold(int flush, uint64_t *scratch, size_t bytes,
+                      const kiln_model *model, const kiln_context *ctx,
+                      const kiln_tensor *ins, int64_t ni,
+                      const kiln_tensor *outs, int64_t no) {
+  if (flush)
+    flush_model(model, ctx, ins, ni, outs, no);
   for (size_t i = 0; i < bytes / 8; i += 8)
     scratch[i] += i;
-  uint64_t sum = 0;
+  uint64_t sum = scratch ? scratch[0] : 0;
   for (int64_t t = 0; t < ni; ++t) {
     size_t n = (size_t)elements(ins[t].rank, ins[t].dims) *
                kiln_dtype_size(ins[t].dtype);
     for (size_t i = 0; i < n; i += 64)
       sum += ((const unsigned char *)ins[t].data)[i];
   }
-  cold_sink += sum + scratch[0];
+  cold_sink += sum;
 }
 
 static int compare_doubles(const void *a, const void *b) {
@@ -210,7 +290,7 @@ int main(int argc, char **argv) {
   long warmup = 3, runs = 10, samples = 256, threads = 0;
   double min_ms = 50;
   uint64_t seed = 1;
-  long cold = -1; /* scratch bytes written before each run; -1: none */
+  long cold = -1; /* -1: warm; 0: flush (or evict); N: N scratch bytes */
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (a[0] != '-') {
@@ -292,23 +372,29 @@ int main(int argc, char **argv) {
   kiln_context *ctx;
   if (kiln_context_create(model, &ctx) != KILN_STATUS_OK)
     return die("cannot create a context", kiln_last_error());
-  size_t cold_bytes =
-      cold < 0 ? 0 : cold > 0 ? (size_t)cold : 2 * private_cache_bytes();
+  /* --cold 0: flush to DRAM where possible, else evict the private caches. */
+  int flush = cold == 0 && flush_model(model, ctx, ins, ni, outs, no);
+  size_t cold_bytes = cold < 0 || flush ? 0
+                      : cold > 0        ? (size_t)cold
+                                        : 2 * private_cache_bytes();
   uint64_t *scratch = cold_bytes ? calloc(cold_bytes / 8 + 8, 8) : NULL;
   if (cold_bytes && !scratch)
     return die("out of memory", NULL);
+  int cold_runs = flush || scratch;
+  if (cold_runs)
+    printf("cold %s\n", flush ? "flush" : "evict");
   print_device();
   fflush(stdout);
   for (long i = 0; i < warmup; ++i) {
-    if (scratch)
-      make_cold(scratch, cold_bytes, ins, ni);
+    if (cold_runs)
+      make_cold(flush, scratch, cold_bytes, model, ctx, ins, ni, outs, no);
     if (kiln_run(ctx, ins, ni, outs, no) != KILN_STATUS_OK)
       return die("run failed", kiln_last_error());
   }
   /* At least `runs` runs and `min_ms` of them, so that the median of a
    * microsecond-scale op is not one timer tick; fewer when each run pays an
    * eviction. */
-  long capacity = runs, count = 0, most = scratch ? 200 : 10000;
+  long capacity = runs, count = 0, most = cold_runs ? 200 : 10000;
   double *times = malloc(sizeof(double) * (size_t)capacity);
   double total = 0;
   while (times && (count < runs || (total < min_ms * 1e6 && count < most))) {
@@ -318,8 +404,8 @@ int main(int argc, char **argv) {
       if (!times)
         break;
     }
-    if (scratch)
-      make_cold(scratch, cold_bytes, ins, ni);
+    if (cold_runs)
+      make_cold(flush, scratch, cold_bytes, model, ctx, ins, ni, outs, no);
     double start = now_ns();
     if (kiln_run(ctx, ins, ni, outs, no) != KILN_STATUS_OK)
       return die("run failed", kiln_last_error());

@@ -29,6 +29,11 @@ import shutil
 if shutil.which("qemu-aarch64-static") and os.path.exists(
         os.path.join(config.kiln_obj_root, "aarch64", "kiln_measure")):
     config.available_features.add("qemu-aarch64")
+# kiln_measure --cold 0 flushes caches with user-mode instructions here.
+import platform
+
+if platform.machine() in ("x86_64", "aarch64"):
+    config.available_features.add("host-cache-flush")
 if shutil.which("script"):
     config.available_features.add("script")
 # The tools' PATH, for tests that put stand-ins in front of it.

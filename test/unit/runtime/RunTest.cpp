@@ -315,7 +315,10 @@ uint64_t scratchBytesFor(const int64_t *dims) {
   return dims[0] > (int64_t(1) << 40) ? UINT64_MAX / 2 : 64 + 8 * dims[0];
 }
 
+void *lastArena = nullptr;
+
 int32_t scratchRun(void **buffers, int64_t *dims, void *arena) {
+  lastArena = arena;
   // Uses every byte the model asked for (the sanitized build checks it).
   auto *scratch = static_cast<double *>(arena) + 8;
   const auto *x = static_cast<const float *>(buffers[0]);
@@ -366,7 +369,10 @@ TEST(SymbolicArena, GrowsToWhatTheDimsNeed) {
     // shrunk.
     uint64_t most = 64 + 8 * uint64_t(n == 10 ? 1000 : n);
     EXPECT_EQ(kiln_context_arena_bytes(ctx), (most + 63) / 64 * 64);
+    // The arena the run was given, for tools that flush it from the caches.
+    EXPECT_EQ(kiln_context_arena(ctx), lastArena);
   }
+  EXPECT_EQ(kiln_context_arena(nullptr), nullptr);
 
 #if !KILN_TEST_ADDRESS_SANITIZER
   // Dims whose arena cannot be allocated: a status and a message (the
