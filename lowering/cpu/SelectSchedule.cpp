@@ -225,13 +225,17 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// columns and `k` multiply-adds per output of the product; a tile_m or
   /// tile_n set by --schedule stays.
   void fitThreadBlocks(Fields &f, int64_t m, int64_t n, int64_t k) const {
-    // Register tiles row by row for a short K (16 or less: a block of B
-    // under 256 columns is 16 KB, in L1 without a panel of its own). Column
-    // by column, each register tile's column advanced every row of C by 128
-    // bytes, a stream per row: MobileNetV2's 16 -> 96 channels at 112x112
-    // (4.8 MB of C) 0.39 -> 0.29 ms on one thread, 0.21 -> 0.14 on two.
-    // Among 15 shapes with K from 8 to 64, none with K of 24 or more gained.
-    f.loopOrder = f.loopOrder > 0 ? f.loopOrder : k <= 16 ? 2 : 1;
+    // Register tiles row by row for a short K (160 or less). Column by
+    // column, each register tile's column advanced every row of the block
+    // of C by 128 bytes, a stream per row, which the prefetchers cannot
+    // follow when C's lines are not in cache (as inside a model, where an
+    // op's output buffer was last touched a run ago): 64 -> 256 channels at
+    // 56x56 1.84 -> 1.04 ms on one thread, 40 -> 240 at 28x28 0.60 -> 0.17
+    // (outputs flushed to memory before each run). With K of 192 or more,
+    // the multiply-adds hide the stores and the orders tie (26 shapes, 1
+    // and 2 threads); with C in cache, columns first was 5-10 % faster from
+    // K = 96 up.
+    f.loopOrder = f.loopOrder > 0 ? f.loopOrder : k <= 160 ? 2 : 1;
     bool threads = f.threads > 0;
     if (tileM <= 0 && threads) {
       int64_t wanted =
