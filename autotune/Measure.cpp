@@ -151,8 +151,8 @@ Measurement measureLibrary(const MeasureOptions &options,
                                    std::to_string(options.runs),
                                    "--min-ms",
                                    std::to_string(options.minMs)};
-  if (options.coldBytes >= 0)
-    args.insert(args.end(), {"--cold", std::to_string(options.coldBytes)});
+  if (!options.cold.empty())
+    args.insert(args.end(), {"--cold", options.cold});
   std::string out, err, why;
   int rc = runMeasureTool(options, args, options.timeoutSeconds, out, err, why);
   if (rc != 0) {

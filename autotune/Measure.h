@@ -30,9 +30,10 @@ struct MeasureOptions {
   std::vector<std::string> compileArgs;
   int threads = 1, warmup = 3, runs = 10;
   double minMs = 50;
-  /// Scratch bytes kiln_measure writes before each run to evict the
-  /// weights (0: twice the core's cache; -1: time back to back, warm).
-  int64_t coldBytes = 0;
+  /// The cache state before each run (kiln_measure --cold): "flush" (the
+  /// library's memory written back to DRAM), "evict" (the core's cache
+  /// written over), or "" (back to back, warm).
+  std::string cold = "flush";
   unsigned timeoutSeconds = 60;
   unsigned compileTimeoutSeconds = 300;
 };

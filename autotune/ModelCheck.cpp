@@ -26,6 +26,9 @@ constexpr int kRepeats = 3;
 constexpr int kIterations = 10;
 /// A chosen schedule must make its nodes this much faster in the model.
 constexpr double kMinGain = 0.98;
+/// A model at most this much slower with its memory flushed before each run
+/// than back to back reads its data from memory anyway.
+constexpr double kFlushedLikeBackToBack = 1.07;
 
 std::string join(llvm::StringRef dir, llvm::StringRef leaf) {
   llvm::SmallString<128> p(dir);
@@ -35,10 +38,12 @@ std::string join(llvm::StringRef dir, llvm::StringRef leaf) {
 }
 
 llvm::Error compileModel(const TuneOptions &options, llvm::StringRef output,
-                         bool tuned) {
+                         bool tuned, bool profile = true) {
   const MeasureOptions &m = options.measure;
-  std::vector<std::string> argv = {m.kiln, "compile",    options.modelPath,
-                                   "-o",   output.str(), "--profile"};
+  std::vector<std::string> argv = {m.kiln, "compile", options.modelPath, "-o",
+                                   output.str()};
+  if (profile)
+    argv.push_back("--profile");
   argv.insert(argv.end(), m.compileArgs.begin(), m.compileArgs.end());
   if (tuned)
     argv.insert(argv.end(), {"--tuning-db", options.dbPath});
@@ -46,7 +51,7 @@ llvm::Error compileModel(const TuneOptions &options, llvm::StringRef output,
   int rc = runCommand(argv, m.compileTimeoutSeconds, out, err, why);
   if (rc != 0)
     return llvm::createStringError(
-        "the in-model check could not compile the model: " +
+        "could not compile the model: " +
         (why.empty() ? llvm::StringRef(err).trim().str() : why));
   return llvm::Error::success();
 }
@@ -222,6 +227,34 @@ checkInModel(const TuneOptions &options, llvm::ArrayRef<Task> tasks,
   llvm::sys::fs::remove(defaultLib);
   llvm::sys::fs::remove(tunedLib);
   return result;
+}
+
+llvm::Expected<CacheChoice> chooseCacheState(const TuneOptions &options) {
+  std::string library = join(options.workDir, "model-cache.so");
+  if (auto err = compileModel(options, library, /*tuned=*/false,
+                              /*profile=*/false))
+    return std::move(err);
+  MeasureOptions backToBack = options.measure, flushed = options.measure;
+  backToBack.cold = "";
+  flushed.cold = "flush";
+  CacheChoice choice;
+  choice.backToBackNs = choice.flushedNs = INFINITY;
+  for (int r = 0; r < 2; ++r)
+    for (MeasureOptions *m : {&backToBack, &flushed}) {
+      Measurement t = measureLibrary(*m, library);
+      if (t.status != "ok") {
+        llvm::sys::fs::remove(library);
+        return llvm::createStringError("the model does not run (" + t.status +
+                                       ": " + t.message + ")");
+      }
+      double &best = m == &flushed ? choice.flushedNs : choice.backToBackNs;
+      best = std::min(best, t.medianNs);
+    }
+  llvm::sys::fs::remove(library);
+  choice.cold = choice.flushedNs <= kFlushedLikeBackToBack * choice.backToBackNs
+                    ? "flush"
+                    : "evict";
+  return choice;
 }
 
 } // namespace kiln::autotune

@@ -41,6 +41,19 @@ checkInModel(const TuneOptions &options, llvm::ArrayRef<Task> tasks,
              TuningDatabase &db, llvm::StringRef target, llvm::StringRef device,
              llvm::function_ref<void(const llvm::Twine &)> log);
 
+/// How candidates are timed (MeasureOptions::cold): "flush" when the whole
+/// model is at most 7 % slower with its memory flushed before each run than
+/// back to back, i.e. its weights and activations leave the caches between
+/// two uses anyway (here ResNet-50 1.01x, ResNet-18 1.03x, DenseNet-121
+/// 1.05x), else "evict" (SqueezeNet 1.1 1.10x, EfficientNet-B0 1.11x,
+/// MobileNetV2 1.30x: their data stay in the shared cache, and flushed
+/// one-op timings favour schedules that lose in the model).
+struct CacheChoice {
+  std::string cold;
+  double backToBackNs = 0, flushedNs = 0;
+};
+llvm::Expected<CacheChoice> chooseCacheState(const TuneOptions &options);
+
 } // namespace kiln::autotune
 
 #endif // KILN_AUTOTUNE_MODELCHECK_H

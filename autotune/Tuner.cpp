@@ -178,7 +178,8 @@ struct Candidate {
 
 } // namespace
 
-llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &options) {
+llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &given) {
+  TuneOptions options = given; // measure.cold may be chosen below
   if (options.search != "random" && options.search != "grid" &&
       options.search != "model")
     return llvm::createStringError("unknown search '" + options.search +
@@ -207,6 +208,22 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &options) {
   progress.line(llvm::formatv("{0} tasks ({1} in this shard) for {2} on {3}",
                               allTasks->size(), tasks.size(), targetKey,
                               device));
+  if (options.chooseCacheState && options.measure.runner.empty()) {
+    auto choice = chooseCacheState(options);
+    if (choice) {
+      options.measure.cold = choice->cold;
+      progress.line(llvm::formatv(
+          "cache: the model takes {0} flushed, {1} back to back ({2:f2}x): "
+          "candidates start from {3}",
+          formatTime(choice->flushedNs), formatTime(choice->backToBackNs),
+          choice->flushedNs / choice->backToBackNs,
+          choice->cold == "flush" ? "their memory flushed"
+                                  : "the core's cache evicted"));
+    } else {
+      progress.line("cache: candidates start from their memory flushed (" +
+                    llvm::toString(choice.takeError()) + ")");
+    }
+  }
   std::string modelName = llvm::sys::path::filename(options.modelPath).str();
   CostModel model;
 
@@ -238,22 +255,33 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &options) {
       return err;
 
     // The default schedule: the time to beat and the reference outputs.
-    std::string defaultLib = file("default.so");
-    std::vector<std::string> compileErrors =
-        compileCandidates(options.measure, moduleFile, {{"", defaultLib}}, 1);
-    Measurement reference;
-    if (compileErrors[0].empty())
-      reference = measureLibrary(options.measure, defaultLib);
-    else
-      reference.status = "compile_error", reference.message = compileErrors[0];
+    // A signature's candidates are timed from the cache state its default
+    // was (a resumed sweep or another model's may have chosen another).
     Record key{sig, targetKey, device, "default", "{}"};
     std::optional<Record> defaultRecord = (*db)->getRecord(key);
+    MeasureOptions measure = options.measure;
+    llvm::StringRef recorded;
+    if (defaultRecord && defaultRecord->status == "ok" &&
+        llvm::StringRef(defaultRecord->message).starts_with("cache ")) {
+      recorded = llvm::StringRef(defaultRecord->message).drop_front(6);
+      measure.cold = recorded == "warm" ? "" : recorded.str();
+    }
+    std::string defaultLib = file("default.so");
+    std::vector<std::string> compileErrors =
+        compileCandidates(measure, moduleFile, {{"", defaultLib}}, 1);
+    Measurement reference;
+    if (compileErrors[0].empty())
+      reference = measureLibrary(measure, defaultLib);
+    else
+      reference.status = "compile_error", reference.message = compileErrors[0];
     if (!defaultRecord) {
       Record r = key;
       r.status = reference.status;
       r.message = reference.message;
-      if (reference.status == "ok")
+      if (reference.status == "ok") {
         r.timeNs = reference.medianNs;
+        r.message = "cache " + (measure.cold.empty() ? "warm" : measure.cold);
+      }
       if (auto err = (*db)->addRecord(r))
         return err;
       defaultRecord = r;
@@ -389,7 +417,7 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &options) {
           r.status = "compile_error";
           r.message = compileErrors[i];
         } else {
-          Measurement m = measureLibrary(options.measure, jobs[i].second);
+          Measurement m = measureLibrary(measure, jobs[i].second);
           r.status = m.status;
           r.message = m.message;
           if (m.status == "ok") {

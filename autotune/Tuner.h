@@ -35,6 +35,9 @@ struct TuneOptions {
   /// Check the chosen schedules inside the whole model afterwards (local
   /// runs only; see ModelCheck.h).
   bool checkInModel = true;
+  /// Choose measure.cold from the whole model's run times flushed and back
+  /// to back (local runs only; chooseCacheState in ModelCheck.h).
+  bool chooseCacheState = false;
 };
 
 /// Sweeps the tasks of `module` (imported from options.modelPath) and

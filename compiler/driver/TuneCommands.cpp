@@ -1,7 +1,7 @@
 //===- TuneCommands.cpp - tune: sweeps, merges, reports -------------------===//
 //
 //   kiln tune MODEL --db tune.sqlite [--trials N] [--search model|random|grid]
-//             [--shard I/N] [--runner "CMD"] [--warm-cache]
+//             [--shard I/N] [--runner "CMD"] [--cache STATE]
 //             [target options as compile]
 //   kiln tune merge A.sqlite B.sqlite ... -o C.sqlite
 //   kiln tune --report tune.sqlite -o report.html
@@ -77,11 +77,18 @@ static cl::opt<int> runs("runs", cl::init(10), cl::value_desc("N"),
                          cl::sub(getTuneSubCommand()),
                          cl::desc("Timed runs per candidate (the median "
                                   "counts; at least 50 ms of them)"));
-static cl::opt<bool> warmCache(
-    "warm-cache", cl::init(false), cl::sub(getTuneSubCommand()),
-    cl::desc("Time candidates back to back with their weights in cache "
-             "(default: evict the core's cache before each run, as the "
-             "weights are inside a model)"));
+static cl::opt<std::string> cacheState(
+    "cache", cl::init("auto"), cl::value_desc("auto|flush|evict|warm"),
+    cl::sub(getTuneSubCommand()),
+    cl::desc("The cache state candidates start from: the library's memory "
+             "flushed to DRAM, the core's cache evicted, or warm (back to "
+             "back). auto (default): flush if the whole model runs at most 7 % "
+             "slower flushed than back to back (its data leave the caches "
+             "between two uses anyway), else evict; flush where the model "
+             "cannot be run here"));
+static cl::opt<bool> warmCache("warm-cache", cl::init(false),
+                               cl::sub(getTuneSubCommand()),
+                               cl::desc("Same as --cache warm"));
 static cl::opt<unsigned> timeout("timeout", cl::init(60), cl::value_desc("s"),
                                  cl::sub(getTuneSubCommand()),
                                  cl::desc("Seconds a measurement may take"));
@@ -176,7 +183,13 @@ static int runTune() {
   m.runner.assign(words.begin(), words.end());
   m.threads = threads;
   m.runs = runs;
-  m.coldBytes = warmCache ? -1 : 0;
+  std::string cache = warmCache ? "warm" : cacheState.getValue();
+  if (cache != "auto" && cache != "flush" && cache != "evict" &&
+      cache != "warm")
+    return fail("--cache takes auto, flush, evict or warm, not '" + cache +
+                "'");
+  m.cold = cache == "warm" ? "" : cache == "evict" ? "evict" : "flush";
+  options.chooseCacheState = cache == "auto";
   m.timeoutSeconds = timeout;
   const CompileOptions &c = options.compile;
   m.compileArgs = {"--target", c.target};

@@ -1,7 +1,8 @@
 /*===- kiln_measure.c - Time a model library on seeded random inputs -------===*
  *
  *   kiln_measure MODEL.so [--warmup N] [--runs N] [--min-ms MS]
- *                [--seed S] [--threads T] [--samples K] [--cold BYTES]
+ *                [--seed S] [--threads T] [--samples K]
+ *                [--cold flush|evict|BYTES]
  *   kiln_measure --device
  *
  * The autotuner's measurer: `kiln tune` runs it in a child process (behind
@@ -18,17 +19,18 @@
  * schedule's without copying tensors back from a remote device.
  *
  * With --cold, every run starts from the cache state a layer sees inside a
- * model: its weights and scratch were last touched a whole run ago and its
- * output buffer is cold, while its input was just written by the layer
- * before. `--cold 0` writes the model's memory (weights, arena, inputs and
- * outputs) back to DRAM with cache-flush instructions where user code may
- * use them (x86-64, AArch64), then reads the inputs back in; elsewhere, and
- * with `--cold BYTES`, it writes over a scratch buffer (BYTES, or twice the
- * per-core cache when 0) instead, which evicts the private caches only.
- * Back to back, a one-op library keeps everything in cache, which favours
- * schedules with big weight streams (Winograd's transformed filters) and
- * hides the cost of writing an output whose lines are not in cache (64
- * outputs rows advanced 128 bytes at a time: 3x slower from memory).
+ * model. `--cold flush` (or 0) writes the model's memory (weights, arena,
+ * inputs and outputs) back to DRAM with cache-flush instructions where user
+ * code may use them (x86-64, AArch64), as inside a model whose weights and
+ * scratch outgrow the caches between two uses; `--cold evict` writes over
+ * twice the per-core cache (the fallback of flush elsewhere), as inside a
+ * model small enough to stay in the shared cache; `--cold BYTES` writes over
+ * BYTES. Then the inputs are read back in: inside a model they were just
+ * written by the layer before. Back to back, a one-op library keeps
+ * everything in cache, which favours schedules with big weight streams
+ * (Winograd's transformed filters) and hides the cost of writing an output
+ * whose lines are not in cache (64 output rows advanced 128 bytes at a
+ * time: 3x slower from memory).
  * *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "kiln_model_abi.h"
@@ -290,7 +292,9 @@ int main(int argc, char **argv) {
   long warmup = 3, runs = 10, samples = 256, threads = 0;
   double min_ms = 50;
   uint64_t seed = 1;
-  long cold = -1; /* -1: warm; 0: flush (or evict); N: N scratch bytes */
+  /* -1: warm; 0: flush (or evict where flushing is not possible); -2:
+   * evict (twice the core's cache); N: write over N scratch bytes */
+  long cold = -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (a[0] != '-') {
@@ -316,15 +320,21 @@ int main(int argc, char **argv) {
       threads = atol(v);
     else if (!strcmp(a, "--samples"))
       samples = atol(v);
-    else if (!strcmp(a, "--cold"))
-      cold = atol(v);
-    else
+    else if (!strcmp(a, "--cold")) {
+      char *end = NULL;
+      if (!strcmp(v, "flush"))
+        cold = 0;
+      else if (!strcmp(v, "evict"))
+        cold = -2;
+      else if ((cold = strtol(v, &end, 10)) < 0 || end == v || *end)
+        return die("--cold takes flush, evict or a byte count, not", v);
+    } else
       return die("unknown option", a);
   }
   if (!path)
     return die("usage: kiln_measure MODEL.so [--warmup N] [--runs N] "
                "[--min-ms MS] [--seed S] [--threads T] [--samples K] "
-               "[--cold BYTES]",
+               "[--cold flush|evict|BYTES]",
                NULL);
   if (runs < 1)
     runs = 1;
@@ -374,16 +384,16 @@ int main(int argc, char **argv) {
     return die("cannot create a context", kiln_last_error());
   /* --cold 0: flush to DRAM where possible, else evict the private caches. */
   int flush = cold == 0 && flush_model(model, ctx, ins, ni, outs, no);
-  size_t cold_bytes = cold < 0 || flush ? 0
-                      : cold > 0        ? (size_t)cold
-                                        : 2 * private_cache_bytes();
+  size_t cold_bytes = cold == -1 || flush ? 0
+                      : cold > 0          ? (size_t)cold
+                                          : 2 * private_cache_bytes();
   uint64_t *scratch = cold_bytes ? calloc(cold_bytes / 8 + 8, 8) : NULL;
   if (cold_bytes && !scratch)
     return die("out of memory", NULL);
   int cold_runs = flush || scratch;
+  print_device();
   if (cold_runs)
     printf("cold %s\n", flush ? "flush" : "evict");
-  print_device();
   fflush(stdout);
   for (long i = 0; i < warmup; ++i) {
     if (cold_runs)
