@@ -244,8 +244,8 @@ llvm::Expected<CacheChoice> chooseCacheState(const TuneOptions &options) {
       Measurement t = measureLibrary(*m, library);
       if (t.status != "ok") {
         llvm::sys::fs::remove(library);
-        return llvm::createStringError("the model does not run (" + t.status +
-                                       ": " + t.message + ")");
+        return llvm::createStringError("the whole model could not be timed (" +
+                                       t.status + "): " + t.message);
       }
       double &best = m == &flushed ? choice.flushedNs : choice.backToBackNs;
       best = std::min(best, t.medianNs);

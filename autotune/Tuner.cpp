@@ -208,7 +208,8 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &given) {
   progress.line(llvm::formatv("{0} tasks ({1} in this shard) for {2} on {3}",
                               allTasks->size(), tasks.size(), targetKey,
                               device));
-  if (options.chooseCacheState && options.measure.runner.empty()) {
+  if (options.chooseCacheState && options.measure.runner.empty() &&
+      !tasks.empty()) {
     auto choice = chooseCacheState(options);
     if (choice) {
       options.measure.cold = choice->cold;
@@ -220,8 +221,8 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &given) {
           choice->cold == "flush" ? "their memory flushed"
                                   : "the core's cache evicted"));
     } else {
-      progress.line("cache: candidates start from their memory flushed (" +
-                    llvm::toString(choice.takeError()) + ")");
+      progress.line("cache: candidates start from their memory flushed; " +
+                    llvm::toString(choice.takeError()));
     }
   }
   std::string modelName = llvm::sys::path::filename(options.modelPath).str();
@@ -260,12 +261,11 @@ llvm::Error tuneModel(mlir::ModuleOp module, const TuneOptions &given) {
     Record key{sig, targetKey, device, "default", "{}"};
     std::optional<Record> defaultRecord = (*db)->getRecord(key);
     MeasureOptions measure = options.measure;
-    llvm::StringRef recorded;
-    if (defaultRecord && defaultRecord->status == "ok" &&
-        llvm::StringRef(defaultRecord->message).starts_with("cache ")) {
-      recorded = llvm::StringRef(defaultRecord->message).drop_front(6);
+    llvm::StringRef recorded = defaultRecord && defaultRecord->status == "ok"
+                                   ? llvm::StringRef(defaultRecord->message)
+                                   : "";
+    if (recorded.consume_front("cache "))
       measure.cold = recorded == "warm" ? "" : recorded.str();
-    }
     std::string defaultLib = file("default.so");
     std::vector<std::string> compileErrors =
         compileCandidates(measure, moduleFile, {{"", defaultLib}}, 1);
