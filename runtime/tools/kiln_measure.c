@@ -31,7 +31,7 @@
  * (Winograd's transformed filters) and hides the cost of writing an output
  * whose lines are not in cache (64 output rows advanced 128 bytes at a
  * time: 3x slower from memory).
- * *===----------------------------------------------------------------------===*/
+ *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "kiln_model_abi.h"
 #include "kiln_rt.h"
@@ -239,8 +239,7 @@ static void make_cold(int flush, uint64_t *scratch, size_t bytes,
     scratch[i] += i;
   uint64_t sum = scratch ? scratch[0] : 0;
   for (int64_t t = 0; t < ni; ++t) {
-    size_t n = (size_t)elements(ins[t].rank, ins[t].dims) *
-               kiln_dtype_size(ins[t].dtype);
+    size_t n = tensor_bytes(&ins[t]);
     for (size_t i = 0; i < n; i += 64)
       sum += ((const unsigned char *)ins[t].data)[i];
   }
