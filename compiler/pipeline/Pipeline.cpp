@@ -48,6 +48,7 @@ void buildGraphPipeline(OpPassManager &pm, llvm::StringRef convLayout,
   pm.addNestedPass<func::FuncOp>(createRefineShapes());
   // Activations and biases join the contraction before them.
   pm.addNestedPass<func::FuncOp>(createFuseEpilogue());
+  pm.addNestedPass<func::FuncOp>(createShareConcatPrefixes());
   if (integerContractions)
     pm.addNestedPass<func::FuncOp>(createFuseQuantizedContractions());
   pm.addNestedPass<func::FuncOp>(createConvertLayout({convLayout.str()}));

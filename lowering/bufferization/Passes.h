@@ -20,11 +20,15 @@ namespace kiln {
 /// a malformed text is a bug in kiln.
 void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text);
 /// One-shot bufferization of the entry function, after one initializer per
-/// destination (kiln-unshare-initializers) and border-only padding fills
-/// (kiln-fill-pad-borders): outputs are already caller buffers
+/// destination (kiln-unshare-initializers), then border-only padding fills
+/// (kiln-mark-pad-interiors, kiln-fill-pad-borders): outputs are already caller buffers
 /// (kiln-outputs-to-destinations), function boundaries keep identity
 /// layouts, loops may return new buffers.
 void addEntryBufferization(mlir::OpPassManager &pm);
+
+/// On a padding fill: the interior that an insert overwrites whole, its
+/// offsets then its sizes (kiln-mark-pad-interiors).
+inline constexpr const char *kPadInteriorAttr = "kiln.pad_interior";
 
 /// Module attributes written by kiln-plan-memory.
 inline constexpr const char *kArenaBytesAttr = "kiln.arena_bytes";

@@ -78,17 +78,41 @@ def UnshareInitializers
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
-def FillPadBorders : Pass<"kiln-fill-pad-borders", "mlir::func::FuncOp"> {
-  let summary = "Padding fills only the border around the inserted interior";
+def NestInsertedTensors
+    : Pass<"kiln-nest-inserted-tensors", "mlir::func::FuncOp"> {
+  let summary = "A tensor inserted into a slice of another is built there";
+  let description = [{
+    Where a tensor.insert_slice (static offsets, unit strides) inserts a
+    value built by inserts into a tensor.empty, the empty becomes an
+    extract_slice of the outer destination, outer inserts first. A chain of
+    concats then bufferizes into one buffer, without copies.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def MarkPadInteriors
+    : Pass<"kiln-mark-pad-interiors", "mlir::func::FuncOp"> {
+  let summary = "Record on a padding fill the interior its insert overwrites";
   let description = [{
     `tensor.insert_slice %x into (linalg.fill %v into tensor.empty)` with
-    static shapes, offsets and unit strides becomes the insert into the
-    empty tensor and fills of the slabs around the interior, so that the
-    padded buffer is written once rather than filled whole and then
-    overwritten inside.
+    static shapes, offsets and unit strides, the fill's only use: the fill
+    gets `kiln.pad_interior`, the insert's offsets then sizes, for
+    kiln-fill-pad-borders.
+  }];
+}
+
+def FillPadBorders : Pass<"kiln-fill-pad-borders", "mlir::func::FuncOp"> {
+  let summary = "Padding fills only the border around the written interior";
+  let description = [{
+    On buffers: a `linalg.fill` of a whole static buffer marked with
+    `kiln.pad_interior` becomes fills of the slabs around that interior,
+    which the insert it was made for writes whole, so that the padded buffer
+    is written once rather than filled whole and then overwritten inside.
+    The slabs go after the first op that touches the buffer after the fill
+    (the interior's writer), where a depthwise kernel finds them.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
-                           "mlir::tensor::TensorDialect"];
+                           "mlir::memref::MemRefDialect"];
 }
 
 #endif // KILN_LOWERING_BUFFERIZATION_PASSES

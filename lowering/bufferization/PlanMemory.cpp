@@ -360,12 +360,14 @@ struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
         b.bytes = b.slotBytes * trips;
       }
       b.start = index[top];
-      b.end = std::max(b.start, lastUse(alloc, block, index));
       if (top == alloc.getOperation()) {
+        // From the first use: an allocation may be placed early (a concat's
+        // destination is made at the function's start, DataMovement.cpp).
         int64_t first = firstUse(alloc, block, index);
         if (first < int64_t(ops.size()))
-          b.start = std::min(b.start, startOf(alloc, first, ops));
+          b.start = startOf(alloc, first, ops);
       }
+      b.end = std::max(b.start, lastUse(alloc, block, index));
       buffers.push_back(b);
     });
 

@@ -43,6 +43,18 @@ def FuseEpilogue : Pass<"kiln-fuse-epilogue", "mlir::func::FuncOp"> {
   }];
 }
 
+def ShareConcatPrefixes
+    : Pass<"kiln-share-concat-prefixes", "mlir::func::FuncOp"> {
+  let summary = "Concats whose leading inputs are an earlier concat's take it";
+  let description = [{
+    Concat(f0, f1, f2) after Concat(f0, f1) along the same axis becomes
+    Concat(Concat(f0, f1), f2), the longest such earlier concat taken. A
+    DenseNet block then holds one chain of concats, each a leading slice of
+    the next, which bufferizes in place: each feature map is written once
+    instead of once per later layer.
+  }];
+}
+
 def FoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
   let summary = "Evaluate float ops and layout changes on constant weights";
   let description = [{

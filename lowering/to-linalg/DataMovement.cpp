@@ -12,6 +12,7 @@
 #include "lowering/to-linalg/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
@@ -390,8 +391,22 @@ struct ConcatLowering : OpConversionPattern<g::ConcatOp> {
       if (type.isDynamicDim(i))
         dyn.push_back(i == axis ? total
                                 : dimValue(rewriter, loc, inputs.front(), i));
-    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                           type.getElementType(), dyn);
+    // A static destination is created at the function's start: a concat
+    // that takes an earlier one as its leading input (ShareConcatPrefixes)
+    // then dominates that one's destination, which empty-tensor elimination
+    // makes a slice of it, so the chain shares one buffer. (Memory planning
+    // starts a buffer's life at its first use, not at its allocation.)
+    Value result;
+    auto fn = op->getParentOfType<func::FuncOp>();
+    if (dyn.empty() && fn && op->getParentRegion() == &fn.getBody()) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&fn.getBody().front());
+      result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+    } else {
+      result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType(), dyn);
+    }
     for (auto [v, off] : llvm::zip(inputs, offsets)) {
       if (cast<RankedTensorType>(v.getType()).getDimSize(axis) == 0)
         continue;
