@@ -21,8 +21,8 @@ namespace kiln {
 void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text);
 /// One-shot bufferization of the entry function, after one initializer per
 /// destination (kiln-unshare-initializers), then border-only padding fills
-/// (kiln-mark-pad-interiors, kiln-fill-pad-borders): outputs are already caller buffers
-/// (kiln-outputs-to-destinations), function boundaries keep identity
+/// (kiln-mark-pad-interiors, kiln-fill-pad-borders): outputs are already caller
+/// buffers (kiln-outputs-to-destinations), function boundaries keep identity
 /// layouts, loops may return new buffers.
 void addEntryBufferization(mlir::OpPassManager &pm);
 

@@ -16,14 +16,14 @@ void addPipelineText(mlir::OpPassManager &pm, llvm::StringRef text) {
 }
 
 void addEntryBufferization(mlir::OpPassManager &pm) {
-  addPipelineText(pm,
-                  "func.func(kiln-unshare-initializers,kiln-mark-pad-interiors),"
-                  "eliminate-empty-tensors,"
-                  "func.func(kiln-nest-inserted-tensors),"
-                  "one-shot-bufferize{bufferize-function-boundaries "
-                  "allow-return-allocs-from-loops "
-                  "function-boundary-type-conversion=identity-layout-map},"
-                  "canonicalize,func.func(kiln-fill-pad-borders)");
+  addPipelineText(
+      pm, "func.func(kiln-unshare-initializers,kiln-mark-pad-interiors),"
+          "eliminate-empty-tensors,"
+          "func.func(kiln-nest-inserted-tensors),"
+          "one-shot-bufferize{bufferize-function-boundaries "
+          "allow-return-allocs-from-loops "
+          "function-boundary-type-conversion=identity-layout-map},"
+          "canonicalize,func.func(kiln-fill-pad-borders)");
 }
 
 } // namespace kiln

@@ -394,16 +394,15 @@ struct ConcatLowering : OpConversionPattern<g::ConcatOp> {
     // A static destination is created at the function's start: a concat
     // that takes an earlier one as its leading input (ShareConcatPrefixes)
     // then dominates that one's destination, which empty-tensor elimination
-    // makes a slice of it, so the chain shares one buffer. (Memory planning
+    // and kiln-nest-inserted-tensors make a slice of it, so the chain shares
+    // one buffer. (Memory planning
     // starts a buffer's life at its first use, not at its allocation.)
     Value result;
-    auto fn = op->getParentOfType<func::FuncOp>();
-    if (dyn.empty() && fn && op->getParentRegion() == &fn.getBody()) {
+    {
       OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&fn.getBody().front());
-      result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                       type.getElementType());
-    } else {
+      auto fn = op->getParentOfType<func::FuncOp>();
+      if (dyn.empty() && fn && op->getParentRegion() == &fn.getBody())
+        rewriter.setInsertionPointToStart(&fn.getBody().front());
       result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                        type.getElementType(), dyn);
     }
