@@ -44,6 +44,8 @@ CASES = {
     "w13_batch2_32to64": ((2, 32, 13, 13), 64, [1, 1, 1, 1], True, True),
     # Asymmetric pads, a non-square map, an odd channel count.
     "h10w17_pads_33to32": ((1, 33, 10, 17), 32, [0, 1, 2, 1], True, True),
+    # 16 tiles of F(4x4), 49 of F(2x2): F(2x2) by default, tiles as rows.
+    "w14_64to96": ((1, 64, 14, 14), 96, [1, 1, 1, 1], True, True),
     # Few pixels, many channels: the pixel-row product by default.
     "w7_256to512": ((1, 256, 7, 7), 512, [1, 1, 1, 1], True, True),
     # Large maps: tiles as columns, more than one column block.

@@ -17,15 +17,28 @@ func.func @c28(%x: tensor<1x128x30x30xf32>, %o: tensor<1x128x28x28xf32>) -> tens
 
 // -----
 
-// 16 tiles at 14x14: the transformed weights would stream from memory for
-// too few tiles each; 196 pixels are enough columns for im2col.
+// 16 tiles of F(4x4) at 14x14: its transformed weights would stream from
+// memory for too few tiles each; F(2x2) has 49 tiles and 16/9 the weights.
 // SELECT-LABEL: func.func @c14
-//       SELECT: strategy = "im2col"
+//       SELECT: strategy = "winograd_f2"
 func.func @c14(%x: tensor<1x256x16x16xf32>, %o: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
   %w = arith.constant dense<0.5> : tensor<256x256x3x3xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%o : tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32>
   return %r : tensor<1x256x14x14xf32>
+}
+
+// -----
+
+// 32 output channels at 14x14 (DenseNet's growth): the transforms would
+// outweigh the products F(2x2) saves.
+// SELECT-LABEL: func.func @c14_narrow
+//       SELECT: strategy = "im2col"
+func.func @c14_narrow(%x: tensor<1x128x16x16xf32>, %o: tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x128x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x128x16x16xf32>, tensor<32x128x3x3xf32>) outs(%o : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
+  return %r : tensor<1x32x14x14xf32>
 }
 
 // -----
