@@ -521,14 +521,15 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
         func->getAttrOfType<kernel::CpuScheduleAttr>(kDefaultScheduleAttr);
     int64_t lanes = rows ? lanesFor(rows.getVectorBits()) : 0;
 
-    // Broadcasts (bias initializers), maps and copies take the elementwise
-    // path below: threads and vector rows; reductions (softmax, norms) the
-    // row-reduction path, which only reads generics (ViT-B/16's softmax ran
-    // scalar loops as linalg.reduce).
+    // Broadcasts (bias initializers), maps, copies and transposes take the
+    // elementwise paths below: threads and vector rows or transposed
+    // blocks; reductions (softmax, norms) the row-reduction path, which
+    // only reads generics (ViT-B/16's softmax ran scalar loops as
+    // linalg.reduce).
     SmallVector<linalg::LinalgOp> named;
     func.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::BroadcastOp, linalg::MapOp, linalg::CopyOp,
-              linalg::ReduceOp>(op.getOperation()))
+              linalg::ReduceOp, linalg::TransposeOp>(op.getOperation()))
         named.push_back(op);
     });
     for (linalg::LinalgOp op : named) {
@@ -640,9 +641,10 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
         // The output element stays in a register across the row loop.
         if (scf::ForOp rowLoop = tileRows(rewriter, cur, lanes))
           rowLoop->setAttr(kAccumulateAttr, rewriter.getUnitAttr());
-      } else if (!own && !isa<linalg::FillOp>(cur.getOperation())) {
-        // Ops with a schedule of their own were reported by the selection;
-        // fills become memset.
+      } else if (!tileTransposeBlocks(rewriter, cur, lanes) && !own &&
+                 !isa<linalg::FillOp>(cur.getOperation())) {
+        // Transposes take register blocks; ops with a schedule of their own
+        // were reported by the selection; fills become memset.
         remarkSlowPath(cur, "scalar loops",
                        "not an elementwise op, gather or innermost reduction "
                        "with contiguous rows");
@@ -710,7 +712,8 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       if (!op.hasPureBufferSemantics() || op.hasDynamicShape())
         continue;
       fixGatherRowMaps(rewriter, op);
-      if (succeeded(vectorizeStridedRow(rewriter, op)))
+      if (succeeded(vectorizeStridedRow(rewriter, op)) ||
+          succeeded(vectorizeTransposeTile(rewriter, op)))
         continue;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
