@@ -42,6 +42,10 @@ CASES = {
     "batch3_rows50_k200_n2048": ((3, 50, 200), 2048, True, True),
     # Two panels at 512 bits, four at 256; K = 4100 leaves a 4-deep block.
     "rows257_k4100_n64": ((257, 4100), 64, False, True),
+    # Matrix-vector products (a classifier): one row, the last panel
+    # zero-padded (1000 columns), threads over panels.
+    "gemv_1x2048x1000": ((1, 2048), 1000, True, True),
+    "gemv_1x640x1001": ((1, 1, 640), 1001, False, True),
     # Weights in cache: the heuristic keeps the contraction kernel.
     "small_64x96x128": ((64, 96), 128, True, True),
     # Weights fed at run time: nothing to pack.
