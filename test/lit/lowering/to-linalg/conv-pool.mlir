@@ -188,9 +188,11 @@ func.func @avgpool_pads(%x: tensor<?x2x3x3xf32>) -> tensor<?x2x3x3xf32> {
 
 // -----
 
+// The spatial dims reduce as one row of H * W elements.
 // CHECK-LABEL: func.func @global_avgpool
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<?x4x7x7xf32> into tensor<?x4x49xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: arith.addf
 // CHECK: arith.sitofp
 // CHECK: linalg.generic
