@@ -109,6 +109,7 @@ LogicalResult vectorizeTransposeTile(RewriterBase &rewriter,
   if (!op->hasAttr(kTransposeTileAttr))
     return failure();
   op->removeAttr(kTransposeTileAttr);
+  MLIRContext *ctx = op->getContext();
   Block *block = op->getBlock();
   Operation *before = op->getPrevNode();
   Operation *after = op->getNextNode();
@@ -130,7 +131,7 @@ LogicalResult vectorizeTransposeTile(RewriterBase &rewriter,
       reads.push_back(read);
   if (reads.empty())
     return success();
-  RewritePatternSet patterns(op->getContext());
+  RewritePatternSet patterns(ctx);
   vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   vector::populateVectorTransposeLoweringPatterns(
       patterns, vector::VectorTransposeLowering::Shuffle1D);
