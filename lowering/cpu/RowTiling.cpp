@@ -233,7 +233,11 @@ bool isRowVectorizable(linalg::LinalgOp op) {
                   /*allowDoubled=*/true))
       return false;
   }
-  // Bodies that index or gather stay scalar loops.
+  return hasPlainBody(op);
+}
+
+/// Bodies that index or gather stay scalar loops.
+bool hasPlainBody(linalg::LinalgOp op) {
   bool plain = true;
   op.getBlock()->walk([&](Operation *nested) {
     if (isa<linalg::IndexOp>(nested) || nested->getNumRegions() > 0 ||

@@ -45,6 +45,9 @@ parallelizeOuterDims(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
 /// Elementwise ops (and gathers) whose rows vectorize into plain loads and
 /// stores, and reductions of the innermost loop.
 bool isRowVectorizable(mlir::linalg::LinalgOp op);
+/// Whether `op`'s body is plain arithmetic: no indices, regions or memory
+/// effects (no gathers).
+bool hasPlainBody(mlir::linalg::LinalgOp op);
 bool isRowReduction(mlir::linalg::LinalgOp op);
 
 /// Tiles `op` into rows of `lanes` along its innermost loop and marks the

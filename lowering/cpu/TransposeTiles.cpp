@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -63,13 +62,7 @@ transposeLoops(linalg::LinalgOp op) {
   }
   if (!q)
     return std::nullopt;
-  bool plain = true;
-  op.getBlock()->walk([&](Operation *nested) {
-    if (isa<linalg::IndexOp>(nested) || nested->getNumRegions() > 0 ||
-        !isMemoryEffectFree(nested))
-      plain = false;
-  });
-  if (!plain)
+  if (!hasPlainBody(op))
     return std::nullopt;
   return std::make_pair(*q, r);
 }
@@ -84,8 +77,9 @@ bool tileTransposeBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
   auto [q, r] = *qr;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Blocks of lanes x lanes; a short side keeps its length (7x7 maps have
-  // rows of 7 pixels where (h, w) were not collapsed).
-  if (ranges[q] < 4 || ranges[r] < 4)
+  // rows of 7 pixels where (h, w) were not collapsed; a Winograd F(2x2)
+  // scatter writes pairs; threads may leave two channels a chunk).
+  if (ranges[q] < 2 || ranges[r] < 2)
     return false;
   SmallVector<int64_t> sizes(ranges.size(), 1);
   sizes[q] = std::min(lanes, ranges[q]);

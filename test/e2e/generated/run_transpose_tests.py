@@ -42,6 +42,9 @@ CASES = {
     "t4_nhwc_to_nchw": ("transpose", (2, 9, 11, 24), (0, 3, 1, 2)),
     "t5_mixed": ("transpose", (3, 5, 6, 7, 19), (4, 2, 0, 3, 1)),
     "t3_int32": ("transpose_int", (13, 21, 6), (1, 2, 0)),
+    # Blocks with a side of two (a Winograd F(2x2) scatter writes pairs).
+    "t3_read_pairs": ("transpose", (3, 40, 2), (0, 2, 1)),
+    "t3_write_pairs": ("transpose", (3, 2, 41), (0, 2, 1)),
     # relu(transpose(x) + z): one input across the block, one along it.
     "add_relu_49x96": ("add_relu", (49, 96), (1, 0)),
     "add_relu_heads": ("add_relu", (2, 20, 4, 18), (0, 2, 3, 1)),
