@@ -74,6 +74,17 @@ def check_against_references(args, model, inputs, ref, work, compilations):
             for label, extra in compilations]
 
 
+def seeded_checks(seed, make_case, compilations):
+    """A check_case for `main` over cases built by `make_case(name, spec, rng, work) ->
+    (model path, input paths, reference)`, each from its own seeded generator, checked
+    by check_against_references with `compilations`."""
+    def check_case(args, name, spec, work):
+        rng = np.random.default_rng(seed + sum(map(ord, name)))
+        model, inputs, ref = make_case(name, spec, rng, work)
+        return check_against_references(args, model, inputs, ref, work, compilations)
+    return check_case
+
+
 def ort_disagreement(args, model, inputs, ref, work):
     """None when ONNX Runtime reproduces the numpy reference, else why not."""
     r, ref_paths = e2e.ort_run(model, inputs, os.path.join(work, "ort"), ort_dir=args.ort_dir,

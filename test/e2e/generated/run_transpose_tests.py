@@ -127,11 +127,5 @@ def make_case(name, spec, rng, work):
     return path, inputs, ref
 
 
-def check_case(args, name, spec, work):
-    rng = np.random.default_rng(SEED + sum(map(ord, name)))
-    model, inputs, ref = make_case(name, spec, rng, work)
-    return gen.check_against_references(args, model, inputs, ref, work, CPUS)
-
-
 if __name__ == "__main__":
-    sys.exit(gen.main(__doc__, "kiln_transpose_", CASES, check_case))
+    sys.exit(gen.main(__doc__, "kiln_transpose_", CASES, gen.seeded_checks(SEED, make_case, CPUS)))
