@@ -36,8 +36,8 @@ std::optional<unsigned> innermostLoop(AffineMap map) {
 
 /// (q, r) for an elementwise transpose over static buffers: the output is
 /// written in loop order (r, its innermost loop, last), every input is a
-/// permutation whose innermost dim walks r or one other loop q, and at
-/// least one walks q.
+/// projected permutation whose innermost dim walks r or one other loop q,
+/// and at least one walks q.
 std::optional<std::pair<unsigned, unsigned>>
 transposeLoops(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.hasDynamicShape() ||
