@@ -39,8 +39,11 @@ struct LowerVectorOpsPass : impl::LowerVectorOpsBase<LowerVectorOpsPass> {
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
       vector::populateVectorMultiReductionLoweringPatterns(
           patterns, vector::VectorMultiReductionLowering::InnerReduction);
+      // A transpose (a block of TransposeTiles.cpp, a transposed read) as
+      // one shuffle of the flattened vector: element by element it took an
+      // extract and an insert per element.
       vector::populateVectorTransposeLoweringPatterns(
-          patterns, vector::VectorTransposeLowering::EltWise);
+          patterns, vector::VectorTransposeLowering::Shuffle1D);
       vector::populateVectorBroadcastLoweringPatterns(patterns);
       vector::populateVectorTransferDropUnitDimsPatterns(patterns);
       vector::populateVectorOuterProductLoweringPatterns(patterns);

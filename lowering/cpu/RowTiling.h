@@ -20,8 +20,6 @@ namespace kiln::cpu {
 constexpr llvm::StringLiteral kRegisterTileAttr = "kiln.register_tile";
 /// Marks a loop to peel so that all but its last iteration are full tiles.
 constexpr llvm::StringLiteral kPeelAttr = "kiln.peel";
-/// Marks a register tile of an elementwise transpose (TransposeTiles.cpp).
-constexpr llvm::StringLiteral kTransposeTileAttr = "kiln.transpose_tile";
 /// Marks a loop whose body's output tile can stay in registers.
 constexpr llvm::StringLiteral kAccumulateAttr = "kiln.accumulate";
 
@@ -65,15 +63,10 @@ mlir::LogicalResult vectorizeStridedRow(mlir::RewriterBase &rewriter,
                                         mlir::linalg::LinalgOp op);
 
 /// Tiles an elementwise op that writes along one loop and reads an input
-/// along another into blocks of `lanes` x `lanes` over the two, marked for
-/// vectorizeTransposeTile; false, leaving it alone, on other ops.
+/// along another into blocks of `lanes` x `lanes` over the two, each marked
+/// for vectorization; false, leaving it alone, on other ops.
 bool tileTransposeBlocks(mlir::RewriterBase &rewriter,
                          mlir::linalg::LinalgOp op, int64_t lanes);
-
-/// Vectorizes a block of tileTransposeBlocks, transposing in registers;
-/// fails, leaving it alone, on other ops.
-mlir::LogicalResult vectorizeTransposeTile(mlir::RewriterBase &rewriter,
-                                           mlir::linalg::LinalgOp op);
 
 } // namespace kiln::cpu
 

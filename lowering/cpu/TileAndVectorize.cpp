@@ -712,8 +712,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       if (!op.hasPureBufferSemantics() || op.hasDynamicShape())
         continue;
       fixGatherRowMaps(rewriter, op);
-      if (succeeded(vectorizeStridedRow(rewriter, op)) ||
-          succeeded(vectorizeTransposeTile(rewriter, op)))
+      if (succeeded(vectorizeStridedRow(rewriter, op)))
         continue;
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(

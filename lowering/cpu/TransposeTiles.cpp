@@ -6,18 +6,17 @@
 // scalar loop nest. The pixel-row products of 7x7 layers make such ops
 // ([pixels, channels] back to NCHW, with the residual and the activation),
 // as do transposes of attention heads. Tiled in blocks of lanes x lanes
-// over (q, r), each block reads the transposed input as rows along q,
-// transposes them in registers (one shuffle of the flattened block, which
-// LLVM lowers to unpacks and permutes) and writes rows along r.
+// over (q, r), each block vectorizes like any register tile: linalg's
+// vectorizer reads the transposed input as rows along q and transposes them
+// in registers (a vector.transpose, one shuffle of the flattened block after
+// kiln-cpu-lower-vector-ops, which LLVM lowers to unpacks and permutes),
+// and the block is written as rows along r.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/RowTiling.h"
 
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 
 using namespace mlir;
 
@@ -91,47 +90,10 @@ bool tileTransposeBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
     return false;
   UnitAttr unit = rewriter.getUnitAttr();
   blocks->tiledOps.front()->setAttr(kRegisterTileAttr, unit);
-  blocks->tiledOps.front()->setAttr(kTransposeTileAttr, unit);
   // Full blocks, then the remainders along q and r.
   for (LoopLikeOpInterface loop : blocks->loops)
     loop->setAttr(kPeelAttr, unit);
   return true;
-}
-
-LogicalResult vectorizeTransposeTile(RewriterBase &rewriter,
-                                     linalg::LinalgOp op) {
-  if (!op->hasAttr(kTransposeTileAttr))
-    return failure();
-  op->removeAttr(kTransposeTileAttr);
-  MLIRContext *ctx = op->getContext();
-  Block *block = op->getBlock();
-  Operation *before = op->getPrevNode();
-  Operation *after = op->getNextNode();
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::VectorizationResult> result =
-      linalg::vectorize(rewriter, op);
-  if (failed(result))
-    return failure();
-  rewriter.replaceOp(op, result->replacements);
-  // The transposed reads become a row read and a vector.transpose, lowered
-  // here to one shuffle of the flattened block: element by element (the
-  // default for the other transposes) it took an insert and an extract per
-  // float.
-  SmallVector<Operation *> reads;
-  for (Operation *o = before ? before->getNextNode() : &block->front();
-       o && o != after; o = o->getNextNode())
-    if (auto read = dyn_cast<vector::TransferReadOp>(o);
-        read && !read.getPermutationMap().isMinorIdentity())
-      reads.push_back(read);
-  if (reads.empty())
-    return success();
-  RewritePatternSet patterns(ctx);
-  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-  vector::populateVectorTransposeLoweringPatterns(
-      patterns, vector::VectorTransposeLowering::Shuffle1D);
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  return applyOpPatternsGreedily(reads, std::move(patterns), config);
 }
 
 } // namespace kiln::cpu

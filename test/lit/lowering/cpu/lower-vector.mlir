@@ -42,3 +42,23 @@ func.func @row_reduction(%v: vector<1x1x1x8xf32>, %acc: vector<1x1xf32>) -> vect
   %r = vector.multi_reduction <add>, %v, %acc [2, 3] : vector<1x1x1x8xf32> to vector<1x1xf32>
   return %r : vector<1x1xf32>
 }
+
+// -----
+
+// A transposed read (a block of an elementwise transpose): rows, gathered
+// into one flat vector, one shuffle of it, and rows again; no element is
+// extracted on its own.
+// CHECK-LABEL: func.func @transposed_read
+//       CHECK: %[[ROWS:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true, true]} : memref<8x8xf32, strided<[16, 1], offset: ?>>, vector<8x8xf32>
+//       CHECK: vector.extract %[[ROWS]][0] : vector<8xf32> from vector<8x8xf32>
+//   CHECK-NOT: f32 from vector<8xf32>
+//       CHECK: %[[T:.*]] = vector.shuffle %[[FLAT:.*]], %[[FLAT]] [0, 8, 16, 24, 32, 40, 48, 56, 1, 9,
+//       CHECK: vector.extract_strided_slice %[[T]] {offsets = [0], sizes = [8], strides = [1]} : vector<64xf32> to vector<8xf32>
+//   CHECK-NOT: f32 from vector<8xf32>
+//       CHECK: return
+func.func @transposed_read(%a: memref<8x8xf32, strided<[16, 1], offset: ?>>) -> vector<8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %pad = ub.poison : f32
+  %r = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<8x8xf32, strided<[16, 1], offset: ?>>, vector<8x8xf32>
+  return %r : vector<8x8xf32>
+}

@@ -98,17 +98,15 @@ func.func @broadcast_rows(%a: memref<1x4x40x44xf32>, %b: memref<1x4x1x1xf32>, %c
 // -----
 
 // A transposing read is not contiguous along the row: blocks of 8 x 8 read
-// rows of the input, transpose them with one shuffle and write rows of the
+// the input transposed (rows and a transpose in registers, one shuffle
+// after kiln-cpu-lower-vector: lower-vector.mlir) and write rows of the
 // output.
 // CHECK-LABEL: func.func @transposed
 //       CHECK: scf.for %[[I:.*]] = %c0 to %c16 step %c8
 //       CHECK:   scf.for %[[J:.*]] = %c0 to %c16 step %c8
 //       CHECK:     %[[IN:.*]] = memref.subview %{{.*}}[%[[J]], %[[I]]] [8, 8]
 //       CHECK:     %[[OUT:.*]] = memref.subview %{{.*}}[%[[I]], %[[J]]] [8, 8]
-//       CHECK:     %[[ROWS:.*]] = vector.transfer_read %[[IN]]{{.*}} : memref<8x8xf32, strided<[16, 1], offset: ?>>, vector<8x8xf32>
-//       CHECK:     %[[FLAT:.*]] = vector.shape_cast %[[ROWS]] : vector<8x8xf32> to vector<64xf32>
-//       CHECK:     %[[T:.*]] = vector.shuffle %[[FLAT]], %[[FLAT]] [0, 8, 16, 24, 32, 40, 48, 56, 1, 9,
-//       CHECK:     %[[BLOCK:.*]] = vector.shape_cast %[[T]] : vector<64xf32> to vector<8x8xf32>
+//       CHECK:     %[[BLOCK:.*]] = vector.transfer_read %[[IN]]{{.*}} {permutation_map = #{{.*}}} : memref<8x8xf32, strided<[16, 1], offset: ?>>, vector<8x8xf32>
 //       CHECK:     vector.transfer_write %[[BLOCK]], %[[OUT]]
 //   CHECK-NOT: linalg.generic
 func.func @transposed(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
@@ -126,14 +124,12 @@ func.func @transposed(%a: memref<16x16xf32>, %c: memref<16x16xf32>) {
 // remainder of 4 channels; the in-order input is read as rows.
 // CHECK-LABEL: func.func @transposed_add
 //       CHECK: scf.for %{{.*}} = %c0 to %c16 step %c8
-//       CHECK:   vector.transfer_read {{.*}} : memref<7x8xf32, strided<[20, 1], offset: ?>>, vector<7x8xf32>
-//       CHECK:   vector.shuffle
+//       CHECK:   vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : memref<7x8xf32, strided<[20, 1], offset: ?>>, vector<8x7xf32>
 //       CHECK:   vector.transfer_read {{.*}} : memref<8x7xf32, strided<[7, 1], offset: ?>>, vector<8x7xf32>
 //       CHECK:   arith.addf {{.*}} : vector<8x7xf32>
 //       CHECK:   vector.transfer_write {{.*}} : vector<8x7xf32>
 //       CHECK: }
-//       CHECK: vector.transfer_read {{.*}} : memref<7x4xf32, strided<[20, 1], offset: 16>>, vector<7x4xf32>
-//       CHECK: vector.shuffle
+//       CHECK: vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : memref<7x4xf32, strided<[20, 1], offset: 16>>, vector<4x7xf32>
 //       CHECK: arith.addf {{.*}} : vector<4x7xf32>
 //   CHECK-NOT: linalg.generic
 func.func @transposed_add(%a: memref<7x20xf32>, %b: memref<20x7xf32>, %c: memref<20x7xf32>) {
