@@ -217,6 +217,29 @@ Value readTile(OpBuilder &b, Location loc, const OperandRead &read, Value m,
   llvm_unreachable("operand kind");
 }
 
+/// Prefetches the cache lines of a `rows` x `cols` tile at (m, n) of the
+/// 2-D `buffer`. Issued before a register tile's K loop for the operands
+/// its epilogue reads and writes: a residual or output beyond the core's
+/// cache, read in runs of a tile's width from rows a whole feature map
+/// apart, is a stream per row that the prefetchers do not follow.
+void prefetchTile(OpBuilder &b, Location loc, Value buffer, Value m, Value n,
+                  int64_t rows, int64_t cols, bool write) {
+  int64_t eltBytes = getElementTypeOrSelf(buffer).getIntOrFloatBitWidth() / 8;
+  int64_t lineElts = std::max<int64_t>(1, 64 / std::max<int64_t>(1, eltBytes));
+  AffineExpr d0;
+  bindDims(b.getContext(), d0);
+  for (int64_t r = 0; r < rows; ++r) {
+    Value i =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d0 + r), m);
+    for (int64_t c = 0; c < cols; c += lineElts) {
+      Value j = affine::AffineApplyOp::create(b, loc,
+                                              AffineMap::get(1, 0, d0 + c), n);
+      memref::PrefetchOp::create(b, loc, buffer, ValueRange{i, j}, write,
+                                 /*localityHint=*/3, /*isDataCache=*/true);
+    }
+  }
+}
+
 /// The body of `op` on vectors of `shape`: its inputs read by `inputs`.
 Value evaluateBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
                    ArrayRef<Value> inputs, ArrayRef<int64_t> shape) {
@@ -543,6 +566,40 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
               : acc);
       return vectors;
     };
+    if (epilogue || !a.kBlocks) {
+      // The lines the tile's last K block reads and writes after its K loop
+      // (a residual, D, or C written once), fetched while that loop runs.
+      rewriter.setInsertionPoint(a.read);
+      SmallVector<OpFoldResult> first = offsetsOf(rewriter, l, a.chain, 2);
+      int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+      auto prefetch = [&](OpBuilder &b, Location bl) {
+        if (!epilogue) {
+          prefetchTile(b, bl, a.write.getBase(), a.write.getIndices()[0],
+                       a.write.getIndices()[1], rows, cols, true);
+          return;
+        }
+        Value m = getValueOrCreateConstantIndexOp(b, bl, first[0]);
+        Value n = getValueOrCreateConstantIndexOp(b, bl, first[1]);
+        for (const std::optional<OperandRead> &r : epilogueReads)
+          if (r && r->kind == OperandRead::Full)
+            prefetchTile(b, bl, r->buffer, m, n, rows, cols, false);
+        if (!dRows)
+          prefetchTile(b, bl, d, m, n, rows, cols, true);
+      };
+      if (!a.kBlocks) {
+        prefetch(rewriter, l);
+      } else {
+        Value next = arith::AddIOp::create(
+            rewriter, l, a.kBlocks.getInductionVar(), a.kBlocks.getStep());
+        Value isLast =
+            arith::CmpIOp::create(rewriter, l, arith::CmpIPredicate::sge, next,
+                                  a.kBlocks.getUpperBound());
+        scf::IfOp::create(rewriter, l, isLast, [&](OpBuilder &b, Location bl) {
+          prefetch(b, bl);
+          scf::YieldOp::create(b, bl);
+        });
+      }
+    }
     if (init) {
       rewriter.setInsertionPoint(a.read);
       SmallVector<OpFoldResult> at = offsetsOf(rewriter, l, a.chain, 2);

@@ -11,9 +11,12 @@
 // stores max(acc, 0) to D; C is never read or written.
 // CHECK-LABEL: func.func @bias_relu
 //   CHECK-NOT: linalg.generic
+// The lines of D the tile stores (one a row) are fetched before its K loop.
+// CHECK-COUNT-6: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<16x64xf32>
 //       CHECK: memref.load %[[BIAS:.*]][%{{.*}}] : memref<16xf32>
 //       CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
 //       CHECK: vector.insert %{{.*}}, %{{.*}} [0] : vector<16xf32> into vector<6x16xf32>
+//   CHECK-NOT: memref.prefetch
 //       CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
 //       CHECK:   vector.contract
 //       CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<6x16xf32>
@@ -45,8 +48,17 @@ func.func @bias_relu(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %bias: memref
 // the others from C; the last stores the residual add to D, the others C.
 // An op between the product and its epilogue that touches neither C, D nor
 // the residual (a copy elsewhere in the arena) does not stand in the way.
+// The last K block fetches the residual's and D's lines of its tile first.
 // CHECK-LABEL: func.func @k_blocks_residual
+//  CHECK-SAME: %[[RES:[a-z0-9]+]]: memref<16x32xf32>, %{{[a-z0-9]+}}: memref<?xi8>, %[[DST:[a-z0-9]+]]: memref<16x32xf32>
 //       CHECK: scf.for %[[KB:.*]] = %c0 to %c160 step %c64
+//       CHECK:   %[[PNEXT:.*]] = arith.addi %[[KB]], %c64
+//       CHECK:   %[[PLAST:.*]] = arith.cmpi sge, %[[PNEXT]], %c160
+//       CHECK:   scf.if %[[PLAST]] {
+// CHECK-COUNT-6:   memref.prefetch %[[RES]][%{{.*}}, %{{.*}}], read, locality<3>, data
+// CHECK-COUNT-6:   memref.prefetch %[[DST]][%{{.*}}, %{{.*}}], write, locality<3>, data
+//   CHECK-NOT:   memref.prefetch
+//       CHECK:   }
 //       CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[KB]], %c0
 //       CHECK:   %[[INIT:.*]] = scf.if %[[FIRST]] -> (vector<6x16xf32>)
 //       CHECK:     vector.broadcast %{{.*}} : f32 to vector<6x16xf32>
