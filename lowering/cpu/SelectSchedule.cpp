@@ -378,20 +378,32 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return f;
   }
 
-  Fields convolution(linalg::Conv2DNchwFchwOp conv) {
+  /// The heuristic's schedule, or with `forced` (a schedule file's or the
+  /// tuner's strategy) that strategy's tiles and thread blocks: fitted to
+  /// the op as the heuristic would fit them had it chosen it (an im2col
+  /// forced over Winograd kept Winograd's single thread block, and its
+  /// product ran on one thread).
+  Fields convolution(linalg::Conv2DNchwFchwOp conv,
+                     std::optional<StringRef> forced = std::nullopt) {
     Fields f = contraction();
     if (!convToIm2Col)
       return direct(f, "conv-to-im2col is off");
     if (!hasStaticShapes(conv))
       return direct(f, "dynamic shapes");
     f.strategy = "im2col";
-    if (std::optional<StringRef> w = winogradStrategy(conv)) {
-      f.strategy = *w;
+    if (forced && *forced != "im2col" && *forced != "blocked_im2col") {
+      f.strategy = forced->str();
       return f;
     }
-    if (pixelRowsPay(conv, f)) {
-      f.strategy = "im2col_transposed";
-      return f;
+    if (!forced) {
+      if (std::optional<StringRef> w = winogradStrategy(conv)) {
+        f.strategy = *w;
+        return f;
+      }
+      if (pixelRowsPay(conv, f)) {
+        f.strategy = "im2col_transposed";
+        return f;
+      }
     }
     auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
     auto w = cast<ShapedType>(conv.getInputs()[1].getType());
@@ -413,8 +425,14 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // 16 channels at 112x112: 211 -> 90 us, 256 -> 128 at 56x56: 1.60 ->
     // 1.35 ms unblocked).
     int64_t elt = elementBytes(conv);
-    if (blockBytes > 0 && n == 1 && oh >= 4 && !isPointwiseConv(conv) &&
-        isa<FloatType>(out.getElementType()) &&
+    if (forced && *forced == "blocked_im2col") {
+      f.strategy = "blocked_im2col";
+      f.blockBytes = blockBytes > 0 ? blockBytes : cacheBytes / 2;
+      f.threads = parallel ? maxChunks : 0;
+      return f;
+    }
+    if (!forced && blockBytes > 0 && n == 1 && oh >= 4 &&
+        !isPointwiseConv(conv) && isa<FloatType>(out.getElementType()) &&
         k * oh * ow * elt > std::min<int64_t>(4 * blockBytes, cacheBytes)) {
       int64_t cols = blockedIm2ColRows(k, oh, ow, elt, blockBytes) * ow;
       int64_t fout = out.getDimSize(1);
@@ -559,9 +577,10 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
 
   /// The heuristic schedule of a tunable op, and its kind; nullopt for ops
   /// that take the function's default.
-  std::optional<Fields> select(Operation *op) {
+  std::optional<Fields> select(Operation *op,
+                               std::optional<StringRef> forced = std::nullopt) {
     if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
-      return convolution(conv);
+      return convolution(conv, forced);
     if (isa<linalg::Conv2DNhwcHwcfOp>(op))
       return plainIm2Col(op, /*floatOnly=*/false);
     // A grouped convolution: one im2col contraction per group.
@@ -630,25 +649,36 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         return WalkResult::interrupt();
       }
       slowReason.clear();
-      std::optional<Fields> selected = select(op);
-      if (!selected)
-        return WalkResult::advance();
-      Fields fields = *selected;
-      StringRef kind = getTunableKind(op);
-      std::string heuristic = fields.strategy;
       std::string id = op->hasAttr(kOpIdAttr)
                            ? op->getAttrOfType<StringAttr>(kOpIdAttr).str()
                            : getOpIdentity(op);
-      std::string node = getNodeName(op);
+      // The signature's entry (tuned for every op of its shape) first, then
+      // the node's, then the exact op's; the last strategy named is the op's.
+      SmallVector<const llvm::json::Object *> entries;
+      std::optional<std::string> forced;
       if (overrides) {
-        // The signature's entry (tuned for every op of its shape) first,
-        // then the node's, then the exact op's.
-        std::string fingerprint = getFingerprint(op);
+        std::string fingerprint = getFingerprint(op), node = getNodeName(op);
         for (StringRef key :
              {StringRef(fingerprint), StringRef(node), StringRef(id)})
           if (!key.empty())
-            if (auto it = overrides->find(key); it != overrides->end())
-              applyOverride(fields, it->second);
+            if (auto it = overrides->find(key); it != overrides->end()) {
+              entries.push_back(&it->second);
+              if (std::optional<StringRef> st =
+                      it->second.getString("strategy"))
+                forced = st->str();
+            }
+      }
+      std::optional<Fields> heuristicFields = select(op);
+      if (!heuristicFields)
+        return WalkResult::advance();
+      std::string heuristic = heuristicFields->strategy;
+      Fields fields = *heuristicFields;
+      if (forced && *forced != heuristic)
+        fields = *select(op, StringRef(*forced));
+      StringRef kind = getTunableKind(op);
+      if (overrides) {
+        for (const llvm::json::Object *entry : entries)
+          applyOverride(fields, *entry);
         // Ops outside the tunable kinds (pooling) keep the heuristic's
         // strategy unless an entry names another.
         if (fields.strategy != heuristic &&

@@ -28,3 +28,21 @@ func.func @two_convs(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: ten
     ins(%s, %win : tensor<1x8x6x6xf32>, tensor<2x2xf32>) outs(%po : tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32> loc("pool")
   return %p : tensor<1x8x3x3xf32>
 }
+
+// A strategy named by the file gets that strategy's tiles and thread blocks
+// fitted to the op, as if the heuristic had chosen it: im2col forced over
+// Winograd F(2x2) splits 256 rows in blocks of 64 (Winograd's single block
+// of 256 left the product on one thread); fields the entry names still win.
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512}))' | FileCheck %s --check-prefix=HEUR
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512 schedule-file=%S/Inputs/force-im2col.json}))' | FileCheck %s --check-prefix=FORCE
+// HEUR: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "winograd_f2", vector_bits = 512, tile_m = 256,
+// FORCE: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col", vector_bits = 512, tile_m = 64, {{.*}}threads = 8,
+// FORCE: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide_tiled#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col", vector_bits = 512, tile_m = 128,
+func.func @wide(%x: tensor<1x64x15x15xf32>, %o: tensor<1x256x13x13xf32>) -> (tensor<1x256x13x13xf32>, tensor<1x256x13x13xf32>) {
+  %w = arith.constant dense<0.5> : tensor<256x64x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x64x15x15xf32>, tensor<256x64x3x3xf32>) outs(%o : tensor<1x256x13x13xf32>) -> tensor<1x256x13x13xf32> loc("wide")
+  %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x64x15x15xf32>, tensor<256x64x3x3xf32>) outs(%o : tensor<1x256x13x13xf32>) -> tensor<1x256x13x13xf32> loc("wide_tiled")
+  return %r, %s : tensor<1x256x13x13xf32>, tensor<1x256x13x13xf32>
+}
