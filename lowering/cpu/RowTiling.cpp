@@ -78,10 +78,10 @@ int64_t staticWork(linalg::LinalgOp op) {
 }
 
 /// Splits enough leading parallel dims for a few iterations per thread.
-FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
-                                                 linalg::LinalgOp op,
-                                                 int64_t minWork,
-                                                 int64_t targetChunks) {
+FailureOr<linalg::LinalgOp>
+parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
+                     int64_t minWork, int64_t targetChunks,
+                     std::optional<unsigned> blockDim, int64_t minBlock) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -104,6 +104,11 @@ FailureOr<linalg::LinalgOp> parallelizeOuterDims(RewriterBase &rewriter,
     int64_t size = std::max<int64_t>(ranges[d] / need, 1);
     while (ranges[d] % size != 0)
       --size;
+    if (blockDim && d == *blockDim && size < minBlock) {
+      size = std::min(minBlock, ranges[d]);
+      while (ranges[d] % size != 0)
+        ++size;
+    }
     sizes[d] = size;
     chunks *= ranges[d] / size;
   }

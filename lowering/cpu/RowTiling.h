@@ -35,10 +35,13 @@ int64_t staticWork(mlir::linalg::LinalgOp op);
 
 /// Wraps an op of at least `minWork` iterations in an scf.forall over its
 /// leading parallel dims, aiming for `chunks` parallel chunks; returns the
-/// op inside.
+/// op inside. Loop `blockDim`, if any, is split only in blocks of
+/// `minBlock` or more (a transpose's blocks need both their sides).
 mlir::FailureOr<mlir::linalg::LinalgOp>
 parallelizeOuterDims(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
-                     int64_t minWork, int64_t chunks);
+                     int64_t minWork, int64_t chunks,
+                     std::optional<unsigned> blockDim = std::nullopt,
+                     int64_t minBlock = 1);
 
 /// Elementwise ops (and gathers) whose rows vectorize into plain loads and
 /// stores, and reductions of the innermost loop.
@@ -67,6 +70,10 @@ mlir::LogicalResult vectorizeStridedRow(mlir::RewriterBase &rewriter,
 /// for vectorization; false, leaving it alone, on other ops.
 bool tileTransposeBlocks(mlir::RewriterBase &rewriter,
                          mlir::linalg::LinalgOp op, int64_t lanes);
+
+/// For an op that tileTransposeBlocks takes, the loop its transposed input
+/// runs along (the blocks' other side besides the output's innermost loop).
+std::optional<unsigned> transposeBlockLoop(mlir::linalg::LinalgOp op);
 
 } // namespace kiln::cpu
 

@@ -312,6 +312,20 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   // columns: as few as still give the threads enough chunks, so that each K
   // step's B block (kc x nc) stays in L2 for many mc-row blocks. (9 blocks
   // of 64 rows were 4 of 128 and a rest that ran on one thread after them.)
+  // One block of rows and one of columns (the rows past a larger product's
+  // last whole thread block, split off below and run after the blocks)
+  // would leave every thread but one idle: its columns are shared out in
+  // register-tile blocks instead. SqueezeNet's 1000-channel classifier
+  // (1000 x 169 x 512) ran 7 blocks of 128 rows on two threads, then its
+  // last 104 rows on one.
+  if (parallel && ranges[*mDim] <= t.mc && ranges[nDim] <= t.nc &&
+      t.nc > t.nr && ranges[nDim] >= 2 * t.nr) {
+    ContractionTiles narrow = t;
+    narrow.nc =
+        t.nr * std::max<int64_t>(1, ranges[nDim] / t.nr /
+                                        std::max<int64_t>(t.threadChunks, 1));
+    return tileContractionInto(rewriter, op, narrow, parallel, result, why);
+  }
   int64_t mt = llvm::alignTo(ranges[*mDim], t.mc);
   if (parallel) {
     int64_t nChunks = llvm::divideCeil(ranges[nDim], t.nc);
@@ -630,8 +644,18 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     {
       linalg::LinalgOp cur = op;
       if (rows.getThreads() > 0 && !nested) {
+        // An element of a transposing op costs several of a row op's (its
+        // blocks are read a stride apart and shuffled): a Winograd F(2x2)
+        // scatter of 256 x 13 x 13 took 34 us on one thread, below the row
+        // ops' threshold, and on two threads 77 us, as a serial step between
+        // parallel stages whose planes the other core had written. Threads
+        // split the blocks' transposed side in whole blocks.
+        int64_t minWork = rows.getMinParallelWork();
+        std::optional<unsigned> q = transposeBlockLoop(op);
+        if (q)
+          minWork /= 4;
         FailureOr<linalg::LinalgOp> inner = parallelizeOuterDims(
-            rewriter, op, rows.getMinParallelWork(), rows.getThreads());
+            rewriter, op, minWork, rows.getThreads(), q, lanes);
         if (succeeded(inner))
           cur = *inner;
       }

@@ -68,6 +68,12 @@ transposeLoops(linalg::LinalgOp op) {
 
 } // namespace
 
+std::optional<unsigned> transposeBlockLoop(linalg::LinalgOp op) {
+  if (std::optional<std::pair<unsigned, unsigned>> qr = transposeLoops(op))
+    return qr->first;
+  return std::nullopt;
+}
+
 bool tileTransposeBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
                          int64_t lanes) {
   std::optional<std::pair<unsigned, unsigned>> qr = transposeLoops(op);

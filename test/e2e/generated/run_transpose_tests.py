@@ -45,6 +45,11 @@ CASES = {
     # Blocks with a side of two (a Winograd F(2x2) scatter writes pairs).
     "t3_read_pairs": ("transpose", (3, 40, 2), (0, 2, 1)),
     "t3_write_pairs": ("transpose", (3, 2, 41), (0, 2, 1)),
+    # Large enough for threads (a quarter of the row ops' threshold): the
+    # forall splits the transposed side in whole blocks (97: not at all), and
+    # a Winograd-scatter-like [f, ty, a, tx, b] order.
+    "t2_200x97_threads": ("transpose", (200, 97), (1, 0)),
+    "t5_scatter_threads": ("transpose", (2, 2, 96, 7, 7), (2, 3, 0, 4, 1)),
     # relu(transpose(x) + z): one input across the block, one along it.
     "add_relu_49x96": ("add_relu", (49, 96), (1, 0)),
     "add_relu_heads": ("add_relu", (2, 20, 4, 18), (0, 2, 3, 1)),

@@ -143,6 +143,50 @@ func.func @transposed_add(%a: memref<7x20xf32>, %b: memref<20x7xf32>, %c: memref
 
 // -----
 
+// Rows past the last whole thread block (88 = 3 x 24 + 16) are an op of
+// their own with one block of rows and one of columns; its columns are
+// shared out in register-tile blocks, so that it does not run on one
+// thread after the forall.
+// CHECK-LABEL: func.func @rest_columns
+//       CHECK: scf.forall (%{{.*}}) = (0) to (72) step (24)
+//       CHECK: scf.forall (%{{.*}}) = (0) to (32) step (16)
+//       CHECK:   vector.contract {{.*}} into vector<6x16xf32>
+func.func @rest_columns(%a: memref<88x512xf32>, %b: memref<512x32xf32>, %c: memref<88x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<88x512xf32>, memref<512x32xf32>) outs(%c : memref<88x32xf32>)
+  return
+}
+
+// -----
+
+// A transpose gets threads from a quarter of the row ops' work (64 x 128
+// elements, the rows' threshold being 16384 here) and its forall splits
+// the transposed side in whole blocks of 8, never below a block's side;
+// an in-order op of the same size stays on one thread.
+// CHECK-LABEL: func.func @transposed_threads
+//       CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 128) step (8, 16)
+//       CHECK:   vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : memref<8x8xf32, strided<[64, 1], offset: ?>>, vector<8x8xf32>
+// CHECK-LABEL: func.func @in_order_same_size
+//   CHECK-NOT: scf.forall
+//       CHECK: vector.transfer_read {{.*}} vector<1x8xf32>
+func.func @transposed_threads(%a: memref<128x64xf32>, %c: memref<64x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<128x64xf32>) outs(%c : memref<64x128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+func.func @in_order_same_size(%a: memref<64x128xf32>, %c: memref<64x128xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<64x128xf32>) outs(%c : memref<64x128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.maximumf %x, %z : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // A schedule file entry for the op's node overrides the pass options:
 // register tile 4x16 and a 32-deep K block instead of 6x16 and 64.
 // CHECK-LABEL: func.func @scheduled
