@@ -518,6 +518,36 @@ cpu::tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   return result;
 }
 
+/// Vector sizes for a row tile whose row is not a power of two long (a
+/// Winograd stage's 14 tiles, a 7x7 map's 7 pixels): the row padded to the
+/// next power of two and masked, one masked load or store a row, instead of
+/// pieces of 8, 4, 2 and 1 lanes. With 512-bit vectors only (masked moves
+/// are single instructions there); empty: vectorize as it is.
+SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
+  if (lanes < 16 || !isa<linalg::GenericOp>(op.getOperation()) ||
+      op.getNumLoops() == 0 || op.getNumLoops() != op.getNumParallelLoops() ||
+      op.hasDynamicShape() || transposeBlockLoop(op))
+    return {};
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  int64_t row = sizes.back();
+  if (row <= 2 || row > lanes || llvm::has_single_bit(uint64_t(row)))
+    return {};
+  for (int64_t s : ArrayRef(sizes).drop_back())
+    if (s != 1)
+      return {};
+  // Every operand reads its row along the innermost loop or not at all.
+  unsigned inner = op.getNumLoops() - 1;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation())
+      return {};
+    for (AffineExpr e : map.getResults().drop_back())
+      if (cast<AffineDimExpr>(e).getPosition() == inner)
+        return {};
+  }
+  sizes.back() = int64_t(llvm::bit_ceil(uint64_t(row)));
+  return sizes;
+}
+
 namespace {
 
 struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
@@ -739,8 +769,11 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
       if (succeeded(vectorizeStridedRow(rewriter, op)))
         continue;
       rewriter.setInsertionPoint(op);
+      SmallVector<int64_t> masked = maskedRowSizes(op, lanes);
+      SmallVector<bool> fixedLength(masked.size(), false);
       FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
-          rewriter, op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+          rewriter, op, /*inputVectorSizes=*/masked,
+          /*inputScalableVecDims=*/fixedLength,
           /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
           /*assumeDynamicDimsMatchVecSizes=*/false,
           /*createNamedContraction=*/true);
