@@ -522,7 +522,8 @@ cpu::tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Winograd stage's 14 tiles, a 7x7 map's 7 pixels): the row padded to the
 /// next power of two and masked, one masked load or store a row, instead of
 /// pieces of 8, 4, 2 and 1 lanes. With 512-bit vectors only (masked moves
-/// are single instructions there); empty: vectorize as it is.
+/// are single instructions there) and float rows that every operand reads
+/// along the row; empty: vectorize as it is.
 SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
   if (lanes < 16 || !isa<linalg::GenericOp>(op.getOperation()) ||
       op.getNumLoops() == 0 || op.getNumLoops() != op.getNumParallelLoops() ||
@@ -535,10 +536,15 @@ SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
   for (int64_t s : ArrayRef(sizes).drop_back())
     if (s != 1)
       return {};
-  // Every operand reads its row along the innermost loop or not at all.
+  // Every operand a float row along the innermost loop: masked-off lanes
+  // hold anything, which an integer division would trap on, and operands
+  // broadcast along the row (0-d or per-row) do not take a row mask.
   unsigned inner = op.getNumLoops() - 1;
-  for (AffineMap map : op.getIndexingMapsArray()) {
-    if (!map.isProjectedPermutation())
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!isa<FloatType>(getElementTypeOrSelf(operand.get().getType())) ||
+        !map.isProjectedPermutation() || map.getNumResults() == 0 ||
+        map.getResults().back() != getAffineDimExpr(inner, op.getContext()))
       return {};
     for (AffineExpr e : map.getResults().drop_back())
       if (cast<AffineDimExpr>(e).getPosition() == inner)
