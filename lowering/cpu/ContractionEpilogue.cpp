@@ -217,6 +217,14 @@ Value readTile(OpBuilder &b, Location loc, const OperandRead &read, Value m,
   llvm_unreachable("operand kind");
 }
 
+/// Whether the K-block loop `kBlocks` is in its last iteration.
+Value isLastKBlock(OpBuilder &b, Location loc, scf::ForOp kBlocks) {
+  Value next = arith::AddIOp::create(b, loc, kBlocks.getInductionVar(),
+                                     kBlocks.getStep());
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, next,
+                               kBlocks.getUpperBound());
+}
+
 /// Prefetches the cache lines of a `rows` x `cols` tile at (m, n) of the
 /// 2-D `buffer`. Issued before a register tile's K loop for the operands
 /// its epilogue reads and writes: a residual or output beyond the core's
@@ -589,11 +597,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
       if (!a.kBlocks) {
         prefetch(rewriter, l);
       } else {
-        Value next = arith::AddIOp::create(
-            rewriter, l, a.kBlocks.getInductionVar(), a.kBlocks.getStep());
-        Value isLast =
-            arith::CmpIOp::create(rewriter, l, arith::CmpIPredicate::sge, next,
-                                  a.kBlocks.getUpperBound());
+        Value isLast = isLastKBlock(rewriter, l, a.kBlocks);
         scf::IfOp::create(rewriter, l, isLast, [&](OpBuilder &b, Location bl) {
           prefetch(b, bl);
           scf::YieldOp::create(b, bl);
@@ -653,11 +657,7 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
       if (!a.kBlocks) {
         finish(rewriter, l);
       } else {
-        Value next = arith::AddIOp::create(
-            rewriter, l, a.kBlocks.getInductionVar(), a.kBlocks.getStep());
-        Value isLast =
-            arith::CmpIOp::create(rewriter, l, arith::CmpIPredicate::sge, next,
-                                  a.kBlocks.getUpperBound());
+        Value isLast = isLastKBlock(rewriter, l, a.kBlocks);
         scf::IfOp::create(
             rewriter, l, isLast,
             [&](OpBuilder &b, Location bl) {

@@ -71,6 +71,11 @@ mlir::LogicalResult vectorizeStridedRow(mlir::RewriterBase &rewriter,
 bool tileTransposeBlocks(mlir::RewriterBase &rewriter,
                          mlir::linalg::LinalgOp op, int64_t lanes);
 
+/// Vector sizes that pad a row tile's row to a power of two under a mask
+/// (512-bit vectors, float rows); empty where it vectorizes as it is.
+llvm::SmallVector<int64_t> maskedRowSizes(mlir::linalg::LinalgOp op,
+                                          int64_t lanes);
+
 /// For an op that tileTransposeBlocks takes, the loop its transposed input
 /// runs along (the blocks' other side besides the output's innermost loop).
 std::optional<unsigned> transposeBlockLoop(mlir::linalg::LinalgOp op);

@@ -518,42 +518,6 @@ cpu::tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   return result;
 }
 
-/// Vector sizes for a row tile whose row is not a power of two long (a
-/// Winograd stage's 14 tiles, a 7x7 map's 7 pixels): the row padded to the
-/// next power of two and masked, one masked load or store a row, instead of
-/// pieces of 8, 4, 2 and 1 lanes. With 512-bit vectors only (masked moves
-/// are single instructions there) and float rows that every operand reads
-/// along the row; empty: vectorize as it is.
-SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
-  if (lanes < 16 || !isa<linalg::GenericOp>(op.getOperation()) ||
-      op.getNumLoops() == 0 || op.getNumLoops() != op.getNumParallelLoops() ||
-      op.hasDynamicShape() || transposeBlockLoop(op))
-    return {};
-  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  int64_t row = sizes.back();
-  if (row <= 2 || row > lanes || llvm::has_single_bit(uint64_t(row)))
-    return {};
-  for (int64_t s : ArrayRef(sizes).drop_back())
-    if (s != 1)
-      return {};
-  // Every operand a float row along the innermost loop: masked-off lanes
-  // hold anything, which an integer division would trap on, and operands
-  // broadcast along the row (0-d or per-row) do not take a row mask.
-  unsigned inner = op.getNumLoops() - 1;
-  for (OpOperand &operand : op->getOpOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!isa<FloatType>(getElementTypeOrSelf(operand.get().getType())) ||
-        !map.isProjectedPermutation() || map.getNumResults() == 0 ||
-        map.getResults().back() != getAffineDimExpr(inner, op.getContext()))
-      return {};
-    for (AffineExpr e : map.getResults().drop_back())
-      if (cast<AffineDimExpr>(e).getPosition() == inner)
-        return {};
-  }
-  sizes.back() = int64_t(llvm::bit_ceil(uint64_t(row)));
-  return sizes;
-}
-
 namespace {
 
 struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
