@@ -574,11 +574,13 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
               : acc);
       return vectors;
     };
+    // The tile's place in C, before its K loop (where the initializer, the
+    // prefetches and the epilogue all take it from).
+    rewriter.setInsertionPoint(a.read);
+    SmallVector<OpFoldResult> at = offsetsOf(rewriter, l, a.chain, 2);
     if (epilogue || !a.kBlocks) {
       // The lines the tile's last K block reads and writes after its K loop
       // (a residual, D, or C written once), fetched while that loop runs.
-      rewriter.setInsertionPoint(a.read);
-      SmallVector<OpFoldResult> first = offsetsOf(rewriter, l, a.chain, 2);
       int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
       auto prefetch = [&](OpBuilder &b, Location bl) {
         if (!epilogue) {
@@ -586,8 +588,8 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
                        a.write.getIndices()[1], rows, cols, true);
           return;
         }
-        Value m = getValueOrCreateConstantIndexOp(b, bl, first[0]);
-        Value n = getValueOrCreateConstantIndexOp(b, bl, first[1]);
+        Value m = getValueOrCreateConstantIndexOp(b, bl, at[0]);
+        Value n = getValueOrCreateConstantIndexOp(b, bl, at[1]);
         for (const std::optional<OperandRead> &r : epilogueReads)
           if (r && r->kind == OperandRead::Full)
             prefetchTile(b, bl, r->buffer, m, n, rows, cols, false);
@@ -606,7 +608,6 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     }
     if (init) {
       rewriter.setInsertionPoint(a.read);
-      SmallVector<OpFoldResult> at = offsetsOf(rewriter, l, a.chain, 2);
       auto start = [&](OpBuilder &b, Location bl) {
         OpBuilder::InsertionGuard guard(rewriter);
         rewriter.setInsertionPoint(b.getInsertionBlock(),
@@ -636,7 +637,6 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
     }
     if (epilogue) {
       rewriter.setInsertionPoint(a.write);
-      SmallVector<OpFoldResult> at = offsetsOf(rewriter, l, a.chain, 2);
       Value acc = a.write.getValueToStore();
       auto finish = [&](OpBuilder &b, Location bl) {
         OpBuilder::InsertionGuard guard(rewriter);

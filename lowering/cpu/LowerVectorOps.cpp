@@ -48,8 +48,8 @@ struct LowerVectorOpsPass : impl::LowerVectorOpsBase<LowerVectorOpsPass> {
       vector::populateVectorTransferDropUnitDimsPatterns(patterns);
       vector::populateVectorOuterProductLoweringPatterns(patterns);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
-      // Masked row tails (TileAndVectorize): vector.mask around transfers
-      // becomes masked transfers, then masked loads and stores.
+      // Masked rows (RowTiling.cpp's maskedRowSizes): vector.mask around
+      // transfers becomes masked transfers, then masked loads and stores.
       vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
       vector::populateVectorMaskOpLoweringPatterns(patterns);
       vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);

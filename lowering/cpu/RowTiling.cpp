@@ -294,9 +294,10 @@ bool isRowReduction(linalg::LinalgOp op) {
 scf::ForOp tileRows(RewriterBase &rewriter, linalg::LinalgOp op,
                     int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // Rows of four or more are vectors (with 512-bit vectors a Winograd
-  // stage's rows of 7 tiles at 28x28 stayed scalar below half a vector:
-  // masked to 8 lanes, see TileAndVectorize).
+  // Rows of half a vector or more are vectors, and with vectors wider than
+  // 8 lanes rows of 4 or more (with 512-bit vectors a Winograd stage's rows
+  // of 7 tiles at 28x28 stayed scalar below half a vector; maskedRowSizes
+  // pads them to 8 masked lanes).
   bool dynamicRow = ShapedType::isDynamic(ranges.back());
   if (!dynamicRow && ranges.back() < std::min<int64_t>(lanes / 2, 4))
     return nullptr;
@@ -398,7 +399,7 @@ LogicalResult vectorizeStridedRow(RewriterBase &rewriter, linalg::LinalgOp op) {
 SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
   if (lanes < 16 || !isa<linalg::GenericOp>(op.getOperation()) ||
       op.getNumLoops() == 0 || op.getNumLoops() != op.getNumParallelLoops() ||
-      op.hasDynamicShape() || transposeBlockLoop(op))
+      op.hasDynamicShape())
     return {};
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   int64_t row = sizes.back();
@@ -407,19 +408,17 @@ SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
   for (int64_t s : ArrayRef(sizes).drop_back())
     if (s != 1)
       return {};
-  // Every operand a float row along the innermost loop: masked-off lanes
-  // hold anything, which an integer division would trap on, and operands
-  // broadcast along the row (0-d or per-row) do not take a row mask.
-  unsigned inner = op.getNumLoops() - 1;
+  // Every operand a float row along the innermost loop (which also rules
+  // out transposed reads): masked-off lanes hold anything, which an integer
+  // division would trap on, and operands broadcast along the row (0-d or
+  // per-row) do not take a row mask.
+  AffineExpr inner = getAffineDimExpr(op.getNumLoops() - 1, op.getContext());
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!isa<FloatType>(getElementTypeOrSelf(operand.get().getType())) ||
         !map.isProjectedPermutation() || map.getNumResults() == 0 ||
-        map.getResults().back() != getAffineDimExpr(inner, op.getContext()))
+        map.getResults().back() != inner)
       return {};
-    for (AffineExpr e : map.getResults().drop_back())
-      if (cast<AffineDimExpr>(e).getPosition() == inner)
-        return {};
   }
   sizes.back() = int64_t(llvm::bit_ceil(uint64_t(row)));
   return sizes;

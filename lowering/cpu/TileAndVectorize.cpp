@@ -308,10 +308,6 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   }
 
-  // Thread blocks of mt rows (whole mc-row blocks, shared out evenly) by nc
-  // columns: as few as still give the threads enough chunks, so that each K
-  // step's B block (kc x nc) stays in L2 for many mc-row blocks. (9 blocks
-  // of 64 rows were 4 of 128 and a rest that ran on one thread after them.)
   // One block of rows and one of columns (the rows past a larger product's
   // last whole thread block, split off below and run after the blocks)
   // would leave every thread but one idle: its columns are shared out in
@@ -326,6 +322,10 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
                                         std::max<int64_t>(t.threadChunks, 1));
     return tileContractionInto(rewriter, op, narrow, parallel, result, why);
   }
+  // Thread blocks of mt rows (whole mc-row blocks, shared out evenly) by nc
+  // columns: as few as still give the threads enough chunks, so that each K
+  // step's B block (kc x nc) stays in L2 for many mc-row blocks. (9 blocks
+  // of 64 rows were 4 of 128 and a rest that ran on one thread after them.)
   int64_t mt = llvm::alignTo(ranges[*mDim], t.mc);
   if (parallel) {
     int64_t nChunks = llvm::divideCeil(ranges[nDim], t.nc);
