@@ -6,8 +6,9 @@
 // contiguous, so the epilogue could not be computed in the register tiles:
 // the product wrote C, and a pass of its own read C and wrote D
 // (MobileNetV2's expansion convolutions at 112x112: 0.30 of 0.71 ms). Here
-// a tile's row of lanes is stored in pieces, one per image row it crosses,
-// each a masked store through a flat view of D's buffer.
+// a tile's row of lanes is stored through a flat view of D's buffer: as is
+// where it lies within one image row, else in pieces, one masked store per
+// image row it crosses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,7 +116,40 @@ void cpu::storeTileByImageRows(OpBuilder &b, Location loc, Value tile,
           scf::YieldOp::create(ib, il);
         });
       };
-  piece(b, loc, arith::ConstantIndexOp::create(b, loc, 0), pieces);
+  // Most tiles lie within one image row (all of them where the width is a
+  // multiple of the lanes): plain stores. Narrower images take pieces only. AVX2 has no cheap masked store
+  // (vmaskmovps to memory is microcoded on AMD cores): MobileNetV2's 16 ->
+  // 96 expansion at 112x112 spent half its time in them, 1.45 ms in the
+  // model against 0.5 ms writing an unpadded output.
+  if (rows.width < lanes) {
+    piece(b, loc, arith::ConstantIndexOp::create(b, loc, 0), pieces);
+    return;
+  }
+  Value w0 = affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(1, 0, d0 % rows.width), n);
+  Value fits = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sle, w0,
+      arith::ConstantIndexOp::create(b, loc, rows.width - lanes));
+  scf::IfOp::create(
+      b, loc, fits,
+      [&](OpBuilder &tb, Location tl) {
+        Value h = affine::AffineApplyOp::create(
+            tb, tl, AffineMap::get(1, 0, d0.floorDiv(rows.width)), n);
+        for (int64_t r = 0; r < tileRows; ++r) {
+          Value at = affine::AffineApplyOp::create(
+              tb, tl,
+              AffineMap::get(
+                  3, 0, (d0 + r) * rows.mStride + d1 * rows.rowStride + d2),
+              ValueRange{m, h, w0});
+          Value row = vector::ExtractOp::create(tb, tl, tile, r);
+          vector::StoreOp::create(tb, tl, row, flat, ValueRange{at});
+        }
+        scf::YieldOp::create(tb, tl);
+      },
+      [&](OpBuilder &eb, Location el) {
+        piece(eb, el, arith::ConstantIndexOp::create(eb, el, 0), pieces);
+        scf::YieldOp::create(eb, el);
+      });
 }
 
 } // namespace kiln

@@ -128,6 +128,39 @@ func.func @padded_interior(%w: memref<16x48xf32>, %x: memref<48x64xf32>, %bias: 
 
 // -----
 
+// Rows of 32 pixels, 34 apart: a tile's 16 lanes lie within one image row
+// whenever its first pixel is at 0 or 16 of its row, as here every tile's
+// does. Those tiles store plainly (AVX2 has no cheap masked store); the
+// masked pieces stay for tiles that would cross a row.
+// CHECK-LABEL: func.func @padded_wide_rows
+//       CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [18426], strides: [1]
+//       CHECK: %[[R:.*]] = arith.maximumf {{.*}} : vector<6x16xf32>
+//       CHECK: %[[FITS:.*]] = arith.cmpi sle, %{{.*}}, %c16
+//       CHECK: scf.if %[[FITS]] {
+//       CHECK:   %[[ROW:.*]] = vector.extract %[[R]][0]
+//       CHECK:   vector.store %[[ROW]], %[[FLAT]][%{{.*}}] : memref<18426xf32, strided<[1], offset: ?>>, vector<16xf32>
+// CHECK-COUNT-5:   vector.store %{{.*}}, %[[FLAT]]
+//   CHECK-NOT:   vector.maskedstore
+//       CHECK: } else {
+//       CHECK:   vector.maskedstore %[[FLAT]]
+func.func @padded_wide_rows(%w: memref<16x48xf32>, %x: memref<48x1024xf32>, %arena: memref<?xi8>, %pad: memref<1x16x34x34xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c0][] : memref<?xi8> to memref<1x16x32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x16x32x32xf32>)
+  %cv = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<1x16x32x32xf32> into memref<16x1024xf32>
+  linalg.matmul ins(%w, %x : memref<16x48xf32>, memref<48x1024xf32>) outs(%cv : memref<16x1024xf32>)
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 32, 32] [1, 1, 1, 1] : memref<1x16x34x34xf32> to memref<1x16x32x32xf32, strided<[18496, 1156, 34, 1], offset: 35>>
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : memref<1x16x32x32xf32>) outs(%inner : memref<1x16x32x32xf32, strided<[18496, 1156, 34, 1], offset: 35>>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // The memory plan reuses bytes only after a buffer's last use, so a later
 // op reaching C's bytes through another arena view shows C dead there: the
 // epilogue (the copy into a padded interior made after the product) runs
