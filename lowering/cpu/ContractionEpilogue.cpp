@@ -446,7 +446,8 @@ cpu::takeEpilogueGroups(func::FuncOp func) {
 LogicalResult
 cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
                              linalg::GenericOp epilogue,
-                             ArrayRef<std::pair<Value, scf::ForOp>> tiles) {
+                             ArrayRef<std::pair<Value, scf::ForOp>> tiles,
+                             bool maskedStores) {
   if (tiles.empty())
     return failure();
   // The buffer the tiles view, re-derived from them.
@@ -648,7 +649,8 @@ cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
         Value m = getValueOrCreateConstantIndexOp(rewriter, bl, at[0]);
         Value n = getValueOrCreateConstantIndexOp(rewriter, bl, at[1]);
         if (dRows)
-          storeTileByImageRows(rewriter, bl, out, d, *dRows, m, n);
+          storeTileByImageRows(rewriter, bl, out, d, *dRows, m, n,
+                               maskedStores);
         else
           vector::TransferWriteOp::create(rewriter, bl, out, d,
                                           ValueRange{m, n},

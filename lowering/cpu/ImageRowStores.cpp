@@ -69,7 +69,7 @@ Value cpu::flatImageRowsView(OpBuilder &b, Location loc, Value d,
 
 void cpu::storeTileByImageRows(OpBuilder &b, Location loc, Value tile,
                                Value flat, const ImageRows &rows, Value m,
-                               Value n) {
+                               Value n, bool maskedStores) {
   auto type = cast<VectorType>(tile.getType());
   int64_t tileRows = type.getDimSize(0), lanes = type.getDimSize(1);
   // Lanes from `pos` on start at pixel n + pos; at most this many image
@@ -104,8 +104,20 @@ void cpu::storeTileByImageRows(OpBuilder &b, Location loc, Value tile,
                                  d2 - d3),
               ValueRange{m, h, w, pos});
           Value row = vector::ExtractOp::create(pb, pl, tile, r);
-          vector::MaskedStoreOp::create(pb, pl, flat, ValueRange{at}, mask,
-                                        row);
+          if (maskedStores) {
+            vector::MaskedStoreOp::create(pb, pl, flat, ValueRange{at}, mask,
+                                          row);
+            continue;
+          }
+          // The lanes masked off fall on this tile's own pixels, which its
+          // other pieces write after or wrote before, or on padding, which
+          // no other tile writes: read back and stored unchanged, they need
+          // no masked store (vmaskmovps to memory, microcoded on AMD cores,
+          // took 2.7 % of ResNeXt-50 at 1 thread).
+          Value old = vector::LoadOp::create(
+              pb, pl, cast<VectorType>(row.getType()), flat, ValueRange{at});
+          Value merged = arith::SelectOp::create(pb, pl, mask, row, old);
+          vector::StoreOp::create(pb, pl, merged, flat, ValueRange{at});
         }
         if (left <= 1)
           return;

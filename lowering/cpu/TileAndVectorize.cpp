@@ -768,7 +768,8 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     for (auto &[g, group] : takeEpilogueGroups(func)) {
       if (!failedGroups.contains(g) &&
           succeeded(fuseContractionEpilogue(rewriter, group.init,
-                                            group.epilogue, groupTiles[g])))
+                                            group.epilogue, groupTiles[g],
+                                            /*maskedStores=*/lanes >= 16)))
         continue;
       for (Operation *op : {group.init, group.epilogue.getOperation()})
         if (op) {

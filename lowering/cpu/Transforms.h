@@ -222,11 +222,13 @@ takeEpilogueGroups(mlir::func::FuncOp func);
 /// vectorized register tiles of their product, given as each tile's C view
 /// (read before its K loop and written after it) and the loop over K blocks
 /// around it (null: one K block); erases them. Fails without changing
-/// anything when a tile or operand does not fit.
+/// anything when a tile or operand does not fit. `maskedStores`: the target
+/// stores a masked vector as cheaply as a plain one (storeTileByImageRows).
 mlir::LogicalResult fuseContractionEpilogue(
     mlir::RewriterBase &rewriter, mlir::Operation *init,
     mlir::linalg::GenericOp epilogue,
-    llvm::ArrayRef<std::pair<mlir::Value, mlir::scf::ForOp>> tiles);
+    llvm::ArrayRef<std::pair<mlir::Value, mlir::scf::ForOp>> tiles,
+    bool maskedStores);
 
 /// A buffer the product's tiles can only be stored to by image rows
 /// (ImageRowStores.cpp): one dim of rows (M) and two of columns (N): an
@@ -245,10 +247,13 @@ matchImageRows(mlir::MemRefType type,
 mlir::Value flatImageRowsView(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value d, const ImageRows &rows);
 /// Stores the 2-D vector `tile` at row `m` and column `n` of the product
-/// into `flat`: each row of lanes in one masked store per image row.
+/// into `flat`: each row of lanes in one store where it lies within an
+/// image row, else one piece per image row it crosses: a masked store with
+/// `maskedStores`, else a read, a select and a store.
 void storeTileByImageRows(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value tile, mlir::Value flat,
-                          const ImageRows &rows, mlir::Value m, mlir::Value n);
+                          const ImageRows &rows, mlir::Value m, mlir::Value n,
+                          bool maskedStores);
 
 //===----------------------------------------------------------------------===//
 // Depthwise convolutions (DepthwiseConvNhwc.cpp)
