@@ -443,11 +443,9 @@ cpu::takeEpilogueGroups(func::FuncOp func) {
   return groups;
 }
 
-LogicalResult
-cpu::fuseContractionEpilogue(RewriterBase &rewriter, Operation *init,
-                             linalg::GenericOp epilogue,
-                             ArrayRef<std::pair<Value, scf::ForOp>> tiles,
-                             bool maskedStores) {
+LogicalResult cpu::fuseContractionEpilogue(
+    RewriterBase &rewriter, Operation *init, linalg::GenericOp epilogue,
+    ArrayRef<std::pair<Value, scf::ForOp>> tiles, bool maskedStores) {
   if (tiles.empty())
     return failure();
   // The buffer the tiles view, re-derived from them.
