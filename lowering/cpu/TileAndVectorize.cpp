@@ -757,7 +757,7 @@ struct TileAndVectorizePass : impl::TileAndVectorizeBase<TileAndVectorizePass> {
     });
     for (scf::ForOp loop : kLoops) {
       loop->removeAttr(kAccumulateAttr);
-      cpu::hoistAccumulator(rewriter, loop);
+      cpu::accumulateLanes(rewriter, cpu::hoistAccumulator(rewriter, loop));
     }
   }
 

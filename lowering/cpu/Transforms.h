@@ -283,8 +283,16 @@ mlir::LogicalResult vectorizeMaxPoolNhwc(mlir::RewriterBase &rewriter,
 /// Keeps a vectorized register tile's accumulator in registers across its
 /// K loop `loop`: the read of C moves before the loop, the write after it,
 /// and the value travels as an iter_arg. Leaves loops of any other form as
-/// they are.
-void hoistAccumulator(mlir::RewriterBase &rewriter, mlir::scf::ForOp loop);
+/// they are; returns the new loop, or null.
+mlir::scf::ForOp hoistAccumulator(mlir::RewriterBase &rewriter,
+                                  mlir::scf::ForOp loop);
+
+/// A row reduction's loop `loop` whose one iter_arg is folded in by a
+/// horizontal reduction of each row vector: carries the row vector's lanes
+/// instead, combined elementwise, and reduces them once after the loop.
+/// Returns the new loop (`loop` where it has another form).
+mlir::scf::ForOp accumulateLanes(mlir::RewriterBase &rewriter,
+                                 mlir::scf::ForOp loop);
 
 } // namespace kiln::cpu
 

@@ -384,17 +384,20 @@ func.func @gather_strided(%x: memref<4x18x40xf32>, %c: memref<4x3x3x8x16xf32>) {
 // -----
 
 // A sum over the innermost loops (a global average pool) reads rows of 8
-// and folds each into the output element with one horizontal reduction; the
-// element stays in a register across the row loop, whose 4-wide remainder
-// is peeled.
+// and adds them lane by lane into a vector that the row loop carries, then
+// folds it into the output element with one horizontal reduction after the
+// loop; the element stays in a register, the 4-wide remainder is peeled.
 // CHECK-LABEL: func.func @row_sum
 //       CHECK: scf.for
 //       CHECK:   scf.for
 //       CHECK:     %[[ACC:.*]] = vector.transfer_read %{{.*}} : memref<1x1xf32, strided<[64, 1], offset: ?>>, vector<1x1xf32>
-//       CHECK:     %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[ACC]])
+//       CHECK:     %[[ZERO:.*]] = arith.constant dense<-0.000000e+00> : vector<1x1x1x8xf32>
+//       CHECK:     %[[SUM:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]], %[[L:.*]] = %[[ZERO]])
 //       CHECK:       %[[ROW:.*]] = vector.transfer_read {{.*}} vector<1x1x1x8xf32>
-//       CHECK:       vector.multi_reduction <add>, %[[ROW]], %[[A]] [2, 3] : vector<1x1x1x8xf32> to vector<1x1xf32>
-//       CHECK:     vector.transfer_write %[[SUM]]
+//       CHECK:       arith.addf %[[ROW]], %[[L]] : vector<1x1x1x8xf32>
+//   CHECK-NOT:       vector.multi_reduction
+//       CHECK:     %[[R:.*]] = vector.multi_reduction <add>, %[[SUM]]#1, %[[ACC]] [2, 3] : vector<1x1x1x8xf32> to vector<1x1xf32>
+//       CHECK:     vector.transfer_write %[[R]]
 //       CHECK:     vector.multi_reduction <add>, {{.*}} : vector<1x1x1x4xf32> to vector<1x1xf32>
 func.func @row_sum(%x: memref<1x64x20x20xf32>, %o: memref<1x64xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : memref<1x64x20x20xf32>) outs(%o : memref<1x64xf32>) {
@@ -423,10 +426,14 @@ func.func @column_sum(%x: memref<64x256xf32>, %o: memref<256xf32>) {
 // -----
 
 // A named reduction (softmax's row maximum) takes the same row path as a
-// generic one: rows of 8 along the reduced innermost dim, one horizontal
-// reduction each, the 5-wide remainder peeled.
+// generic one: rows of 8 along the reduced innermost dim, combined lane by
+// lane (from -inf), one horizontal reduction after the row loop, the
+// 5-wide remainder peeled.
 // CHECK-LABEL: func.func @named_row_max
 //   CHECK-NOT: linalg.reduce
+//       CHECK: arith.constant dense<0xFF800000> : vector<1x8xf32>
+//       CHECK: scf.for
+//       CHECK:   arith.maxnumf {{.*}} : vector<1x8xf32>
 //       CHECK: vector.multi_reduction <maxnumf>, {{.*}} : vector<1x8xf32> to vector<1xf32>
 //       CHECK: vector.multi_reduction <maxnumf>, {{.*}} : vector<1x5xf32> to vector<1xf32>
 func.func @named_row_max(%x: memref<12x197xf32>, %o: memref<12xf32>) {
