@@ -473,9 +473,17 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     int64_t fout = w.getDimSize(0), c = w.getDimSize(1);
     if (fout < 32 || c < 32)
       return std::nullopt;
+    // With 256-bit vectors (16 registers, 6 x 16 register tiles) the
+    // product runs further from peak, and the transforms pay from half as
+    // many tiles: on a Zen 3 core, weights evicted before each run, 3x3
+    // 256 -> 256 at 14x14 took 2.66 ms im2col, 1.84 F(2x2), 1.31 F(4x4);
+    // 48 -> 192 at 13x13 0.39 / 0.34 / 0.29; 128 -> 32 at 14x14 0.30 /
+    // 0.22 / 0.19; 512 -> 512 at 7x7 3.16 im2col (3.68 pixel rows), 2.25
+    // F(2x2).
+    int64_t minTiles = vectorBits == 256 ? 16 : 32;
     int64_t tiles = winogradTiles(conv, 4);
-    if (tiles < 32) {
-      if (fout < 64 || c < 64 || winogradTiles(conv, 2) < 32)
+    if (tiles < minTiles) {
+      if (fout < 64 || c < 64 || winogradTiles(conv, 2) < minTiles)
         return std::nullopt;
       return StringRef("winograd_f2");
     }

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512}))' -split-input-file | FileCheck %s --check-prefix=SELECT
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=256}))' -split-input-file | FileCheck %s --check-prefix=AVX2
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512 winograd=0}))' -split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512 schedule-file=%S/Inputs/winograd-schedules.json},kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
 
@@ -19,8 +20,11 @@ func.func @c28(%x: tensor<1x128x30x30xf32>, %o: tensor<1x128x28x28xf32>) -> tens
 
 // 16 tiles of F(4x4) at 14x14: its transformed weights would stream from
 // memory for too few tiles each; F(2x2) has 49 tiles and 16/9 the weights.
+// With 256-bit vectors F(4x4) pays from 16 tiles.
 // SELECT-LABEL: func.func @c14
 //       SELECT: strategy = "winograd_f2"
+//   AVX2-LABEL: func.func @c14
+//         AVX2: strategy = "winograd_f4"
 func.func @c14(%x: tensor<1x256x16x16xf32>, %o: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
   %w = arith.constant dense<0.5> : tensor<256x256x3x3xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
@@ -31,9 +35,11 @@ func.func @c14(%x: tensor<1x256x16x16xf32>, %o: tensor<1x256x14x14xf32>) -> tens
 // -----
 
 // 32 output channels at 14x14 (DenseNet's growth): the transforms would
-// outweigh the products F(2x2) saves.
+// outweigh the products F(2x2) saves; with 256-bit vectors F(4x4) pays.
 // SELECT-LABEL: func.func @c14_narrow
 //       SELECT: strategy = "im2col"
+//   AVX2-LABEL: func.func @c14_narrow
+//         AVX2: strategy = "winograd_f4"
 func.func @c14_narrow(%x: tensor<1x128x16x16xf32>, %o: tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32> {
   %w = arith.constant dense<0.5> : tensor<32x128x3x3xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
@@ -43,9 +49,12 @@ func.func @c14_narrow(%x: tensor<1x128x16x16xf32>, %o: tensor<1x32x14x14xf32>) -
 
 // -----
 
-// 49 pixels, channels in whole panels of 32: the pixel-row product.
+// 49 pixels, channels in whole panels of 32: the pixel-row product; with
+// 256-bit vectors F(2x2) (16 tiles).
 // SELECT-LABEL: func.func @c7
 //       SELECT: strategy = "im2col_transposed"
+//   AVX2-LABEL: func.func @c7
+//         AVX2: strategy = "winograd_f2"
 func.func @c7(%x: tensor<1x64x9x9xf32>, %o: tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32> {
   %w = arith.constant dense<0.5> : tensor<64x64x3x3xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
