@@ -149,14 +149,15 @@ scf::ForOp cpu::accumulateLanes(RewriterBase &rewriter, scf::ForOp loop) {
   Value init = loop.getInitArgs()[0];
   // The lanes travel as the iter_arg: one elementwise combine per row
   // vector, one horizontal reduction after the loop.
-  auto grown = cast<scf::ForOp>(
-      loop.replaceWithAdditionalYields(
-              rewriter, neutral, /*replaceInitOperandUsesInLoop=*/false,
-              [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> lanes) {
-                return SmallVector<Value>{vector::makeArithReduction(
-                    b, l, reduce.getKind(), reduce.getSource(), lanes[0])};
-              })
-          ->getOperation());
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, neutral, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> lanes) {
+        return SmallVector<Value>{vector::makeArithReduction(
+            b, l, reduce.getKind(), reduce.getSource(), lanes[0])};
+      });
+  if (failed(replaced))
+    return loop;
+  auto grown = cast<scf::ForOp>(replaced->getOperation());
   rewriter.setInsertionPointAfter(grown);
   auto total = vector::MultiDimReductionOp::create(
       rewriter, loc, grown.getResults()[1], init, reduce.getReductionMask(),
