@@ -490,8 +490,11 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // Beyond the cache the transformed data goes to memory and back: 36
     // (C + F) floats a tile, against the 4 C F products per pixel saved, a
     // trade that pays from C F / (C + F) = 64 on (VGG's 128 -> 256 at
-    // 56x56: 14.4 ms im2col, 9.0 F(2x2)).
-    if (36 * (c + fout) * tiles * 4 > 4 * cacheBytes &&
+    // 56x56: 14.4 ms im2col, 9.0 F(2x2)). With 256-bit vectors it pays on
+    // narrow layers too (Zen 3, weights evicted: 128 -> 32 at 56x56 4.36
+    // ms im2col, 2.07 F(4x4); 64 -> 64 at 112x112 14.1 against 8.5; 32 ->
+    // 64 at 112x112 6.3 against 5.3).
+    if (vectorBits != 256 && 36 * (c + fout) * tiles * 4 > 4 * cacheBytes &&
         c * fout < 64 * (c + fout))
       return std::nullopt;
     return StringRef("winograd_f4");
