@@ -129,6 +129,9 @@ template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
       result = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{fullType},
                                              ValueRange{a, b}, ValueRange{init})
                    .getResult(0);
+    } else if (Value merged =
+                   mergedBatchMatmul(rewriter, loc, a, b, fullType)) {
+      result = merged;
     } else {
       result = broadcastMatmul(rewriter, loc, a, b, fullType);
       if (!result)
@@ -151,6 +154,57 @@ template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
     rewriter.replaceOp(op,
                        applyMatMulEpilogue(rewriter, loc, op, adaptor, result));
     return success();
+  }
+
+  /// [batch..., M, K] x [batch..., K, N] with the same static batch dims
+  /// (attention's [1, heads, T, d] products): the batch dims merged into
+  /// one, a linalg.batch_matmul (linalg.matmul for a batch of one) and the
+  /// result expanded again, so that the product takes the register kernel
+  /// (as a generic over several batch loops it ran scalar loops, 3 GF/s);
+  /// null for other forms.
+  static Value mergedBatchMatmul(OpBuilder &b, Location loc, Value x, Value y,
+                                 RankedTensorType fullType) {
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto yt = cast<RankedTensorType>(y.getType());
+    int64_t r = xt.getRank();
+    if (r < 3 || yt.getRank() != r)
+      return {};
+    int64_t batch = 1;
+    for (int64_t i = 0; i < r - 2; ++i) {
+      if (xt.isDynamicDim(i) || xt.getDimSize(i) != yt.getDimSize(i))
+        return {};
+      batch *= xt.getDimSize(i);
+    }
+    // Groups of the operands' and the result's dims: the batch (or, for a
+    // batch of one, the batch with the rows), then the rest one by one.
+    SmallVector<ReassociationIndices> re;
+    ReassociationIndices lead;
+    for (int64_t i = 0; i < (batch == 1 ? r - 1 : r - 2); ++i)
+      lead.push_back(i);
+    re.push_back(lead);
+    for (int64_t i = lead.size(); i < r; ++i)
+      re.push_back({i});
+    Value x2 = tensor::CollapseShapeOp::create(b, loc, x, re);
+    Value y2 = tensor::CollapseShapeOp::create(b, loc, y, re);
+    auto x2t = cast<RankedTensorType>(x2.getType());
+    auto y2t = cast<RankedTensorType>(y2.getType());
+    SmallVector<int64_t> shape(x2t.getShape().drop_back());
+    shape.push_back(y2t.getDimSize(y2t.getRank() - 1));
+    auto type = fullType.clone(shape);
+    Value init = zeroTensor(b, loc, type, dynPairs(type, x2, y2));
+    Value product =
+        batch == 1
+            ? linalg::MatmulOp::create(b, loc, TypeRange{type},
+                                       ValueRange{x2, y2}, ValueRange{init})
+                  .getResult(0)
+            : linalg::BatchMatmulOp::create(
+                  b, loc, TypeRange{type}, ValueRange{x2, y2}, ValueRange{init})
+                  .getResult(0);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < r - 1; ++i)
+      sizes.push_back(tensor::getMixedSize(b, loc, x, i));
+    sizes.push_back(tensor::getMixedSize(b, loc, y, r - 1));
+    return tensor::ExpandShapeOp::create(b, loc, fullType, product, re, sizes);
   }
 
   /// Dynamic dims of a [.., M, N] result: batch and M from `a`, N from `b`.

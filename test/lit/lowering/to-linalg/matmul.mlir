@@ -31,6 +31,32 @@ func.func @matmul_3d(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3
 
 // -----
 
+// Equal batch dims (attention's [1, heads, T, d]) merge into one batch of a
+// linalg.batch_matmul; a batch of one merges into M of a linalg.matmul.
+// CHECK-LABEL: func.func @matmul_4d_equal_batch
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<2x3x4x5xf32> into tensor<6x4x5xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<2x3x5x7xf32> into tensor<6x5x7xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<6x4x5xf32>, tensor<6x5x7xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] output_shape [2, 3, 4, 7] : tensor<6x4x7xf32> into tensor<2x3x4x7xf32>
+func.func @matmul_4d_equal_batch(%a: tensor<2x3x4x5xf32>, %b: tensor<2x3x5x7xf32>) -> tensor<2x3x4x7xf32> {
+  %0 = kiln_graph.MatMul %a, %b : (tensor<2x3x4x5xf32>, tensor<2x3x5x7xf32>) -> tensor<2x3x4x7xf32>
+  return %0 : tensor<2x3x4x7xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_batch_of_one
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x1x?x8xf32> into tensor<?x8xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x1x8x16xf32> into tensor<8x16xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8x16xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, %{{.*}}, 16] : tensor<?x16xf32> into tensor<1x1x?x16xf32>
+func.func @matmul_batch_of_one(%a: tensor<1x1x?x8xf32>, %b: tensor<1x1x8x16xf32>) -> tensor<1x1x?x16xf32> {
+  %0 = kiln_graph.MatMul %a, %b : (tensor<1x1x?x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x1x?x16xf32>
+  return %0 : tensor<1x1x?x16xf32>
+}
+
+// -----
+
 // Broadcast batch dims read the unit dim at index 0.
 // CHECK: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>
 // CHECK: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d4, d3)>
