@@ -31,6 +31,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // Bufferize (outputs are already caller buffers), then free intermediates.
   addEntryBufferization(pm);
+  // Softmax and the normalizations: one loop over rows, each in L1. Before
+  // the memory plan, which then keeps the chain's buffers apart for the
+  // whole loop.
+  pm.addNestedPass<func::FuncOp>(createFuseRowChains());
   PlanMemoryOptions plan;
   plan.symbolicSizes = true;
   pm.addPass(createPlanMemory(plan));

@@ -184,6 +184,25 @@ def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def FuseRowChains : Pass<"kiln-cpu-fuse-row-chains", "mlir::func::FuncOp"> {
+  let summary = "Run a row reduction and the ops that read it row by row in one loop";
+  let description = [{
+    On buffers, before kiln-cpu-tile-and-vectorize: a reduction of the
+    innermost loops (with the fills before it) and the ops after it that
+    iterate over the same rows and read what the chain wrote (Softmax's
+    maximum, sum, reciprocal and scaling; LayerNorm's sums and
+    normalization) become one loop over the rows, scf.forall where the
+    function's default schedule gives enough work for threads, each op a
+    copy of itself on one row. Every buffer the chain writes must be read
+    and written as rows along the ops' leading loops, so that an iteration
+    touches its own row alone; other operands may be read any way.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def TileAndVectorize : Pass<"kiln-cpu-tile-and-vectorize", "mlir::func::FuncOp"> {
   let summary = "Tile linalg ops on buffers for threads, caches and registers";
   let description = [{

@@ -3,7 +3,9 @@
 // ReduceSum/Mean/Max become a linalg.reduce over the reduced dims (plus a
 // division for the mean) and a tensor.expand_shape for keepdims. Softmax and
 // LogSoftmax are the numerically stable three-step form: a max-reduce, a
-// sum of exp(x - max), and an elementwise normalization.
+// sum of exp(x - max), and an elementwise normalization (along the
+// innermost dim, Softmax stores the exponentials first and scales them in
+// place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -572,17 +574,49 @@ struct SoftmaxLowering : OpConversionPattern<Op> {
     AffineMap dropAxis = getMapWithout(ctx, rank, {axis});
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     iters[axis] = utils::IteratorType::reduction;
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    // Softmax along the innermost dim: exp(x - max) once, into the result,
+    // which the sum reads and the scaling then updates in place. Row by row
+    // (kiln-cpu-fuse-row-chains) each row stays in L1 through the steps;
+    // computing the exponentials again in the last step took a third of the
+    // time.
+    bool once = !IsLog && axis == rank - 1;
+    Value exps;
+    if (once) {
+      iters[axis] = utils::IteratorType::parallel;
+      exps = linalg::GenericOp::create(
+                 rewriter, loc, type, ValueRange{x, max},
+                 createEmptyFromDims(rewriter, loc, x, all, elt),
+                 ArrayRef<AffineMap>{id, dropAxis, id}, iters,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+                   linalg::YieldOp::create(
+                       b, l, math::ExpOp::create(b, l, d).getResult());
+                 })
+                 .getResult(0);
+      iters[axis] = utils::IteratorType::reduction;
+    }
     Value sum =
-        linalg::GenericOp::create(
-            rewriter, loc, acc.getType(), ValueRange{x, max}, acc,
-            ArrayRef<AffineMap>{id, dropAxis, dropAxis}, iters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value d = arith::SubFOp::create(b, l, a[0], a[1]);
-              Value e = math::ExpOp::create(b, l, d);
-              linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, a[2], e).getResult());
-            })
-            .getResult(0);
+        once
+            ? linalg::GenericOp::create(
+                  rewriter, loc, acc.getType(), ValueRange{exps}, acc,
+                  ArrayRef<AffineMap>{id, dropAxis}, iters,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    linalg::YieldOp::create(
+                        b, l,
+                        arith::AddFOp::create(b, l, a[1], a[0]).getResult());
+                  })
+                  .getResult(0)
+            : linalg::GenericOp::create(
+                  rewriter, loc, acc.getType(), ValueRange{x, max}, acc,
+                  ArrayRef<AffineMap>{id, dropAxis, dropAxis}, iters,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+                    Value e = math::ExpOp::create(b, l, d);
+                    linalg::YieldOp::create(
+                        b, l, arith::AddFOp::create(b, l, a[2], e).getResult());
+                  })
+                  .getResult(0);
 
     // Once a row: log(sum), or 1 / sum, which the elements then multiply
     // by (a division an element took a third of the last pass's time).
@@ -605,9 +639,21 @@ struct SoftmaxLowering : OpConversionPattern<Op> {
             })
             .getResult(0);
 
-    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    Value init = createEmptyFromDims(rewriter, loc, x, all, elt);
     iters[axis] = utils::IteratorType::parallel;
+    if (once) {
+      Value scaled =
+          linalg::GenericOp::create(
+              rewriter, loc, type, ValueRange{perRow}, exps,
+              ArrayRef<AffineMap>{dropAxis, id}, iters,
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                linalg::YieldOp::create(
+                    b, l, arith::MulFOp::create(b, l, a[1], a[0]).getResult());
+              })
+              .getResult(0);
+      rewriter.replaceOp(op, scaled);
+      return success();
+    }
+    Value init = createEmptyFromDims(rewriter, loc, x, all, elt);
     Value result = linalg::GenericOp::create(
                        rewriter, loc, type, ValueRange{x, max, perRow}, init,
                        ArrayRef<AffineMap>{id, dropAxis, dropAxis, id}, iters,

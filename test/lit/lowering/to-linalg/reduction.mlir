@@ -123,6 +123,28 @@ func.func @softmax(%x: tensor<?x4x5xf32>) -> tensor<?x4x5xf32> {
 
 // -----
 
+// Along the innermost dim the exponentials are computed once, into the
+// result's tensor, summed, and scaled in place.
+// CHECK-LABEL: func.func @softmax_innermost
+// CHECK-SAME: (%[[X:.*]]: tensor<3x7xf32>)
+// CHECK: %[[MAX:.*]] = linalg.reduce ins(%[[X]] : tensor<3x7xf32>) {{.*}} dimensions = [1]
+// CHECK: %[[E:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} ins(%[[X]], %[[MAX]] : tensor<3x7xf32>, tensor<3xf32>)
+// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[E]] : tensor<3x7xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.addf
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<3xf32>)
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} ins(%[[INV]] : tensor<3xf32>) outs(%[[E]] : tensor<3x7xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf %out, %in
+func.func @softmax_innermost(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
+  %0 = kiln_graph.Softmax %x {axis = -1 : si64} : (tensor<3x7xf32>) -> tensor<3x7xf32>
+  return %0 : tensor<3x7xf32>
+}
+
+// -----
+
 // The log of the sum once a row.
 // CHECK-LABEL: func.func @logsoftmax
 // CHECK: linalg.reduce {{.*}} dimensions = [1]
