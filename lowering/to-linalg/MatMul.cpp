@@ -87,6 +87,19 @@ template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
     at = cast<RankedTensorType>(a.getType());
     bt = cast<RankedTensorType>(b.getType());
     int64_t ra = at.getRank(), rb = bt.getRank();
+    // A right-hand side whose batch dims are all 1 (and no more of them than
+    // the left has) is one [K, N] matrix for every batch.
+    if (rb > 2 && rb <= ra &&
+        llvm::all_of(bt.getShape().drop_back(2),
+                     [](int64_t d) { return d == 1; })) {
+      SmallVector<ReassociationIndices> re(1);
+      for (int64_t i = 0; i < rb - 1; ++i)
+        re[0].push_back(i);
+      re.push_back({rb - 1});
+      b = tensor::CollapseShapeOp::create(rewriter, loc, b, re);
+      bt = cast<RankedTensorType>(b.getType());
+      rb = 2;
+    }
 
     // Result with both unit dims kept: [batch..., M, N].
     int64_t batchRank = std::max(ra, rb) - 2;
@@ -131,6 +144,12 @@ template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
                    .getResult(0);
     } else if (Value merged =
                    mergedBatchMatmul(rewriter, loc, a, b, fullType)) {
+      result = merged;
+    } else if (Value merged = mergedBatchMatmul(
+                   rewriter, loc, broadcastBatch(rewriter, loc, a, fullType),
+                   broadcastBatch(rewriter, loc, b, fullType), fullType)) {
+      // Broadcast batch dims: the operand copied to every batch (a copy of
+      // M x K or K x N floats a batch, against M x N x K multiply-adds).
       result = merged;
     } else {
       result = broadcastMatmul(rewriter, loc, a, b, fullType);
@@ -205,6 +224,48 @@ template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
       sizes.push_back(tensor::getMixedSize(b, loc, x, i));
     sizes.push_back(tensor::getMixedSize(b, loc, y, r - 1));
     return tensor::ExpandShapeOp::create(b, loc, fullType, product, re, sizes);
+  }
+
+  /// `v` ([batch..., R, C]) with the static batch dims of `full`: unit and
+  /// missing batch dims broadcast; `v` itself where they match or where a
+  /// batch dim is dynamic.
+  static Value broadcastBatch(OpBuilder &b, Location loc, Value v,
+                              RankedTensorType full) {
+    auto t = cast<RankedTensorType>(v.getType());
+    int64_t r = t.getRank(), fr = full.getRank(), batch = fr - 2;
+    ArrayRef<int64_t> fullBatch = full.getShape().take_front(batch);
+    if (llvm::any_of(fullBatch, ShapedType::isDynamic) ||
+        llvm::any_of(t.getShape().drop_back(2), ShapedType::isDynamic))
+      return v;
+    SmallVector<int64_t> shape(fullBatch);
+    shape.append({t.getDimSize(r - 2), t.getDimSize(r - 1)});
+    if (ArrayRef<int64_t>(shape) == t.getShape())
+      return v;
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineExpr> in;
+    for (int64_t i = 0; i < r - 2; ++i) {
+      int64_t d = i + batch - (r - 2);
+      in.push_back(t.getDimSize(i) == 1 && fullBatch[d] != 1
+                       ? getAffineConstantExpr(0, ctx)
+                       : getAffineDimExpr(d, ctx));
+    }
+    in.append({getAffineDimExpr(batch, ctx), getAffineDimExpr(batch + 1, ctx)});
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : fullBatch)
+      sizes.push_back(b.getIndexAttr(d));
+    sizes.push_back(tensor::getMixedSize(b, loc, v, r - 2));
+    sizes.push_back(tensor::getMixedSize(b, loc, v, r - 1));
+    Value init = tensor::EmptyOp::create(b, loc, sizes, t.getElementType());
+    SmallVector<utils::IteratorType> iters(fr, utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{v}, init,
+               ArrayRef<AffineMap>{AffineMap::get(fr, 0, in, ctx),
+                                   b.getMultiDimIdentityMap(fr)},
+               iters,
+               [](OpBuilder &nb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(nb, l, args[0]);
+               })
+        .getResult(0);
   }
 
   /// Dynamic dims of a [.., M, N] result: batch and M from `a`, N from `b`.

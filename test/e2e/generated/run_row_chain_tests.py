@@ -13,7 +13,7 @@ stays unfused), graphs where the chain's temporaries could share bytes with its
 output (attention: a product, a scale, a softmax and a product), a reduction
 read by a user-written expression (x - mean(x)) / max(x), and MatMuls with
 several equal batch dims (attention's [1, heads, T, d] products, merged into one
-batch) or a batch of one. Compiled for the host CPU and for x86-64-v3 and
+batch), a batch of one, or broadcast batch dims. Compiled for the host CPU and for x86-64-v3 and
 x86-64; ONNX Runtime (graph optimisations disabled) and a float64 numpy reference
 must agree before kiln's output is compared with them. Prints one line per case
 and CPU and `N passed, N failed`; exits non-zero on any failure.
@@ -50,6 +50,14 @@ CASES = {
     "matmul_5d": ("matmul", (2, 3, 2, 9, 8), (2, 3, 2, 8, 10)),
     "matmul_batch_of_one": ("matmul", (1, 1, 40, 24), (1, 1, 24, 33)),
     "matmul_3d_batch_of_one": ("matmul", (1, 64, 48), (1, 48, 20)),
+    # Broadcast batch dims: a right side of batch 1 folds into one matrix,
+    # other operands are copied to the full batch.
+    "matmul_rhs_batch_of_one": ("matmul", (4, 37, 16), (1, 16, 29)),
+    "matmul_rhs_unit_4d": ("matmul", (2, 3, 37, 16), (1, 1, 16, 29)),
+    "matmul_lhs_broadcast": ("matmul", (1, 37, 16), (4, 16, 29)),
+    "matmul_both_broadcast": ("matmul", (2, 1, 37, 16), (1, 3, 16, 29)),
+    "matmul_lhs_2d_rhs_batched": ("matmul", (37, 16), (4, 16, 29)),
+    "matmul_vector_batched": ("matmul", (16,), (4, 16, 29)),
 }
 
 

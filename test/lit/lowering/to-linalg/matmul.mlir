@@ -46,8 +46,8 @@ func.func @matmul_4d_equal_batch(%a: tensor<2x3x4x5xf32>, %b: tensor<2x3x5x7xf32
 // -----
 
 // CHECK-LABEL: func.func @matmul_batch_of_one
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x1x?x8xf32> into tensor<?x8xf32>
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x1x8x16xf32> into tensor<8x16xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x1x?x8xf32> into tensor<?x8xf32>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x8xf32>, tensor<8x16xf32>)
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, %{{.*}}, 16] : tensor<?x16xf32> into tensor<1x1x?x16xf32>
 func.func @matmul_batch_of_one(%a: tensor<1x1x?x8xf32>, %b: tensor<1x1x8x16xf32>) -> tensor<1x1x?x16xf32> {
@@ -57,16 +57,34 @@ func.func @matmul_batch_of_one(%a: tensor<1x1x?x8xf32>, %b: tensor<1x1x8x16xf32>
 
 // -----
 
-// Broadcast batch dims read the unit dim at index 0.
-// CHECK: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>
-// CHECK: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d4, d3)>
+// Static broadcast batch dims: each operand is copied to the full batch,
+// which then merges into one batch_matmul.
+// CHECK: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+// CHECK: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
 // CHECK-LABEL: func.func @matmul_broadcast
-// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// CHECK: %[[A:.*]] = linalg.generic {indexing_maps = [#[[LHS]], #[[ID]]]{{.*}} ins(%{{.*}} : tensor<1x3x4x5xf32>) outs(%{{.*}} : tensor<2x3x4x5xf32>)
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[RHS]], #[[ID]]]{{.*}} ins(%{{.*}} : tensor<2x1x5x6xf32>) outs(%{{.*}} : tensor<2x3x5x6xf32>)
+// CHECK: tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2], [3]] : tensor<2x3x4x5xf32> into tensor<6x4x5xf32>
+// CHECK: linalg.batch_matmul {{.*}} : tensor<6x4x5xf32>, tensor<6x5x6xf32>)
 func.func @matmul_broadcast(%a: tensor<1x3x4x5xf32>, %b: tensor<2x1x5x6xf32>) -> tensor<2x3x4x6xf32> {
   %0 = kiln_graph.MatMul %a, %b : (tensor<1x3x4x5xf32>, tensor<2x1x5x6xf32>) -> tensor<2x3x4x6xf32>
   return %0 : tensor<2x3x4x6xf32>
+}
+
+// -----
+
+// Dynamic broadcast batch dims: a contraction over every batch loop that
+// reads the unit dim at index 0.
+// CHECK: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+// CHECK: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>
+// CHECK-LABEL: func.func @matmul_broadcast_dynamic
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul_broadcast_dynamic(%a: tensor<?x1x4x5xf32>, %b: tensor<1x3x5x6xf32>) -> tensor<?x3x4x6xf32> {
+  %0 = kiln_graph.MatMul %a, %b : (tensor<?x1x4x5xf32>, tensor<1x3x5x6xf32>) -> tensor<?x3x4x6xf32>
+  return %0 : tensor<?x3x4x6xf32>
 }
 
 // -----
