@@ -8,8 +8,8 @@
 //       scf.for ow step U*VL                   U vectors along the width
 //         acc[r][u] = load out[n, c, oh + r, ow + u*VL]
 //         for each input row t of the R rows' window, each tap column kw:
-//           x = load in[n, c, oh*sh + t, (ow + u*VL)*sw + kw]
-//           acc[r][u] = fma(x, broadcast(w[c, t - r*sh, kw]), acc[r][u])
+//           x = load in[n, c, oh*sh + t, (ow + u*VL)*sw + kw*dw]
+//           acc[r][u] = fma(x, broadcast(w[c, (t - r*sh) / dh, kw]), acc[r][u])
 //         store acc
 //       static tail blocks along the width, masked where partial
 //
@@ -46,7 +46,7 @@ namespace {
 
 /// Static sizes of an NCHW depthwise convolution.
 struct ConvShape {
-  int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw;
+  int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw, dh = 1, dw = 1;
 };
 
 /// The shape of `op` if the kernel handles it: a depthwise convolution
@@ -68,19 +68,21 @@ template <typename OpT> std::optional<ConvShape> matchWindow(OpT op) {
   // Vector loads and stores need contiguous rows.
   if (!inTy.isLastDimUnitStride() || !outTy.isLastDimUnitStride())
     return std::nullopt;
-  if (!llvm::all_of(op.getDilations().template getValues<int64_t>(),
-                    [](int64_t d) { return d == 1; }))
-    return std::nullopt;
   SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> dilations(
+      op.getDilations().template getValues<int64_t>());
   ArrayRef<int64_t> in = inTy.getShape(), w = wTy.getShape(),
                     out = outTy.getShape();
   if (w.size() != (pool ? 2u : 3u))
     return std::nullopt;
   ConvShape s{in[0],  in[1],           in[2],           in[3],      out[2],
               out[3], w[w.size() - 2], w[w.size() - 1], strides[0], strides[1]};
+  s.dh = dilations[0];
+  s.dw = dilations[1];
   if (out[0] != s.n || out[1] != s.c || (!pool && w[0] != s.c) || s.sh < 1 ||
-      (s.sw != 1 && s.sw != 2) || s.oh < 1 || s.ow < 1 ||
-      (s.oh - 1) * s.sh + s.kh > s.ih || (s.ow - 1) * s.sw + s.kw > s.iw)
+      (s.sw != 1 && s.sw != 2) || s.dh < 1 || s.dw < 1 || s.oh < 1 ||
+      s.ow < 1 || (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1 > s.ih ||
+      (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1 > s.iw)
     return std::nullopt;
   return s;
 }
@@ -117,7 +119,8 @@ public:
     // elements from every tap without masks: keep them inside the row.
     int64_t groupCols = width * vl;
     mainGroups = s.ow / vl / width;
-    while (mainGroups > 0 && s.sw * mainGroups * groupCols + s.kw - 1 > s.iw)
+    while (mainGroups > 0 &&
+           s.sw * mainGroups * groupCols + (s.kw - 1) * s.dw > s.iw)
       --mainGroups;
 
     int64_t fullRowGroups = s.oh / rows;
@@ -184,9 +187,9 @@ private:
   /// bounds by construction of the main loop).
   Value loadInput(Value ih, Value ow, std::optional<int64_t> owStatic,
                   int64_t lanes, int64_t kw) {
-    Value col = add(mul(ow, s.sw), kw);
+    Value col = add(mul(ow, s.sw), kw * s.dw);
     // Elements left in the input row, when known.
-    int64_t left = owStatic ? s.iw - (*owStatic * s.sw + kw) : s.sw * vl;
+    int64_t left = owStatic ? s.iw - (*owStatic * s.sw + kw * s.dw) : s.sw * vl;
     if (s.sw == 1)
       return loadRow(in, {n, c, ih, col}, std::min(lanes, left));
     // Even elements of 2*lanes; the last one needed is 2*(lanes-1), so a
@@ -232,8 +235,19 @@ private:
     };
 
     Value ihBase = mul(oh, s.sh);
-    int64_t windowRows = (numRows - 1) * s.sh + s.kh;
+    // The filter row that input row t of the window is for output row r,
+    // or -1 (with dilation, rows between the taps serve no output row).
+    auto filterRow = [&](int64_t t, int64_t r) -> int64_t {
+      int64_t offset = t - r * s.sh;
+      if (offset < 0 || offset % s.dh || offset / s.dh >= s.kh)
+        return -1;
+      return offset / s.dh;
+    };
+    int64_t windowRows = (numRows - 1) * s.sh + (s.kh - 1) * s.dh + 1;
     for (int64_t t = 0; t < windowRows; ++t) {
+      if (llvm::none_of(llvm::seq<int64_t>(0, numRows),
+                        [&](int64_t r) { return filterRow(t, r) >= 0; }))
+        continue;
       Value ih = add(ihBase, t);
       for (int64_t kw = 0; kw < s.kw; ++kw) {
         for (int64_t u = 0; u < numBlocks; ++u) {
@@ -242,8 +256,8 @@ private:
             colStatic = *owStatic + u * vl;
           Value x = loadInput(ih, cols[u], colStatic, lanes[u], kw);
           for (int64_t r = 0; r < numRows; ++r) {
-            int64_t kh = t - r * s.sh;
-            if (kh < 0 || kh >= s.kh)
+            int64_t kh = filterRow(t, r);
+            if (kh < 0)
               continue;
             if (filter)
               acc[r][u] =
@@ -545,7 +559,7 @@ struct VectorizeDepthwiseConvPass
                        pool ? "pooling in scalar loops"
                             : "depthwise convolution in scalar loops",
                        "the vector kernel takes static f32 windows with "
-                       "stride 1 or 2 along the width and dilation 1");
+                       "stride 1 or 2 along the width");
         continue;
       }
       int64_t vl = schedule.getVectorBits() / 32;

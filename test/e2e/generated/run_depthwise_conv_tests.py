@@ -9,7 +9,7 @@ which the CPU backend runs through its own vector kernel. These cases cover its 
 3x3 and 5x5 kernels, stride 1 and 2 (and 2x1 as in the PaddleOCR classifier), output
 widths that are and are not multiples of the vector length, widths shorter than one
 vector, input rows exactly as wide as the last window, a single output row, batches,
-weights as a graph input, and a detector-sized layer. Each model is compiled for the
+weights as a graph input, a detector-sized layer, and dilated windows. Each model is compiled for the
 host CPU (--cpu native: 512-bit vectors where it has AVX-512) and for x86-64-v3
 (256-bit), each channels-first (the NCHW kernel) and with --layout nhwc (the
 channels-last kernel: vectors along the channels, masked when C is not a multiple).
@@ -28,7 +28,7 @@ import generated_cases as gen
 SEED = 2718
 
 # name: (input shape [N, C, H, W], kernel [KH, KW], strides, pads [top, left, bottom,
-#        right], bias, weight is an initializer)
+#        right], bias, weight is an initializer[, dilations])
 CASES = {
     "k3_s1_w20_bias": ((1, 8, 12, 20), [3, 3], [1, 1], [1, 1, 1, 1], True, True),
     "k3_s2_w20": ((1, 8, 13, 39), [3, 3], [2, 2], [1, 1, 1, 1], False, True),
@@ -46,6 +46,12 @@ CASES = {
     "k3_s1_weight_input": ((1, 8, 7, 21), [3, 3], [1, 1], [1, 1, 1, 1], False, False),
     "k3_s1_det_w40": ((1, 96, 40, 40), [3, 3], [1, 1], [1, 1, 1, 1], True, True),
     "k5_s2_det_w10": ((1, 192, 20, 20), [5, 5], [2, 2], [2, 2, 2, 2], False, True),
+    # Dilated (atrous) windows: taps dh rows and dw columns apart.
+    "k3_s1_d2_w37": ((1, 16, 20, 37), [3, 3], [1, 1], [2, 2, 2, 2], True, True, [2, 2]),
+    "k3_s2_d2_w41": ((1, 8, 21, 41), [3, 3], [2, 2], [2, 2, 2, 2], False, True, [2, 2]),
+    "k3_s1_d2x3_w30": ((1, 12, 15, 30), [3, 3], [1, 1], [2, 3, 2, 3], True, True, [2, 3]),
+    "k5_s1_d4_w12": ((1, 8, 18, 12), [5, 5], [1, 1], [8, 8, 8, 8], False, True, [4, 4]),
+    "k3_s1_d6_exact_row": ((1, 4, 13, 29), [3, 3], [1, 1], [0, 0, 0, 0], False, True, [6, 6]),
 }
 
 # (label, extra `kiln compile` arguments)
@@ -54,20 +60,22 @@ CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"]),
         ("x86-64-v3 nhwc", ["--cpu", "x86-64-v3", "--layout", "nhwc"])]
 
 
-def reference(x, w, b, strides, pads):
+def reference(x, w, b, strides, pads, dilations=(1, 1)):
     """Depthwise convolution (ONNX Conv with group == channels), in float64."""
     x, w = x.astype(np.float64), w.astype(np.float64)
     n, c, h, wd = x.shape
     kh, kw = w.shape[2:]
     sh, sw = strides
+    dh, dw = dilations
     xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]))
     xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
-    oh = (xp.shape[2] - kh) // sh + 1
-    ow = (xp.shape[3] - kw) // sw + 1
+    oh = (xp.shape[2] - (kh - 1) * dh - 1) // sh + 1
+    ow = (xp.shape[3] - (kw - 1) * dw - 1) // sw + 1
     y = np.zeros((n, c, oh, ow))
     for i in range(kh):
         for j in range(kw):
-            window = xp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+            window = xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                        j * dw:j * dw + sw * (ow - 1) + 1:sw]
             y += window * w[:, 0, i, j].reshape(1, c, 1, 1)
     if b is not None:
         y += b.astype(np.float64).reshape(1, c, 1, 1)
@@ -76,16 +84,18 @@ def reference(x, w, b, strides, pads):
 
 def make_case(name, spec, rng, work):
     """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
-    xshape, kernel, strides, pads, has_bias, const_w = spec
+    xshape, kernel, strides, pads, has_bias, const_w = spec[:6]
+    dilations = spec[6] if len(spec) > 6 else [1, 1]
     c = xshape[1]
     x = rng.standard_normal(xshape).astype(np.float32)
     w = rng.standard_normal([c, 1] + kernel).astype(np.float32)
     b = rng.standard_normal([c]).astype(np.float32) if has_bias else None
-    ref = reference(x, w, b, strides, pads)
+    ref = reference(x, w, b, strides, pads, dilations)
 
     model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),
                                        list(ref.shape), 13, work, kernel_shape=kernel,
-                                       strides=strides, pads=pads, group=c)
+                                       strides=strides, pads=pads, group=c,
+                                       dilations=dilations)
     return model, inputs, ref
 
 

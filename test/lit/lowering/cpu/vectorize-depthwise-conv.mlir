@@ -71,14 +71,28 @@ func.func @stride2_exact_row(%in: memref<1x8x9x65xf32>, %w: memref<8x3x3xf32>, %
 
 // -----
 
-// Forms the kernel does not cover stay linalg.
+// Dilation 2: the taps of an output row are two columns apart, and input
+// row t serves output row r with filter row (t - r) / 2 where that divides
+// (row 1 is filter row 0 of output row 1, none of output row 0).
 // CHECK-LABEL: func.func @dilated
-//       CHECK: linalg.depthwise_conv_2d_nchw_chw
+//   CHECK-NOT: linalg.depthwise_conv
+//       CHECK: scf.for %[[OH:.*]] = %c0 to %c8 step %c4 {
+//       CHECK:   scf.for %[[OW:.*]] = %c0 to %c32 step %c16 {
+//       CHECK:     %[[X0:.*]] = vector.load %{{.*}}[%c0, %{{.*}}, %[[OH]], %[[OW]]] : memref<1x4x12x36xf32>
+//       CHECK:     %[[W0:.*]] = vector.broadcast
+//       CHECK:     vector.fma %[[X0]], %[[W0]]
+//       CHECK:     %[[COL1:.*]] = arith.addi %[[OW]], %c2 : index
+//       CHECK:     vector.load %{{.*}}[%c0, %{{.*}}, %[[OH]], %[[COL1]]] : memref<1x4x12x36xf32>
+//       CHECK:     %[[COL2:.*]] = arith.addi %[[OW]], %c4 : index
+//       CHECK:     vector.load %{{.*}}[%c0, %{{.*}}, %[[OH]], %[[COL2]]] : memref<1x4x12x36xf32>
+//       CHECK:     %[[X1:.*]] = vector.load %{{.*}}[%c0, %{{.*}}, %{{.*}}, %[[OW]]] : memref<1x4x12x36xf32>
+//       CHECK:     vector.fma %[[X1]], %[[W0]]
 func.func @dilated(%in: memref<1x4x12x36xf32>, %w: memref<4x3x3xf32>, %out: memref<1x4x8x32xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x12x36xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x8x32xf32>)
   return
 }
 
+// Forms the kernel does not cover stay linalg.
 // CHECK-LABEL: func.func @stride3
 //       CHECK: linalg.depthwise_conv_2d_nchw_chw
 func.func @stride3(%in: memref<1x4x10x97xf32>, %w: memref<4x3x3xf32>, %out: memref<1x4x8x32xf32>) {
