@@ -241,10 +241,14 @@ def LowerVectorOps : Pass<"kiln-cpu-lower-vector", "mlir::func::FuncOp"> {
   let description = [{
     Lowers `vector.contract` to outer products (one FMA per accumulator
     row), transfer permutations and multi-reductions, and drops unit dims,
-    so that `convert-vector-to-llvm` only sees 1-D vector operations.
+    so that `convert-vector-to-llvm` only sees 1-D vector operations. The
+    elements of a 1-D read that only feed broadcasts (an outer product's
+    column of A) are then loaded one by one, so that each broadcast reads
+    memory rather than taking the vector apart with shuffles.
   }];
   let dependentDialects = ["mlir::vector::VectorDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def SparseWeights : Pass<"kiln-cpu-sparse-weights", "mlir::ModuleOp"> {

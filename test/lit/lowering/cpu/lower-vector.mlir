@@ -62,3 +62,29 @@ func.func @transposed_read(%a: memref<8x8xf32, strided<[16, 1], offset: ?>>) -> 
   %r = vector.transfer_read %a[%c0, %c0], %pad {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<8x8xf32, strided<[16, 1], offset: ?>>, vector<8x8xf32>
   return %r : vector<8x8xf32>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A column of A read as one vector (pixels contiguous, as in the pixel-row
+// product) that only feeds the broadcasts: each element is loaded on its
+// own, so that the broadcasts read memory.
+// CHECK-LABEL: func.func @column_from_memory
+//   CHECK-NOT: vector.transfer_read %{{.*}} : memref<49x64xf32>, vector<3xf32>
+//       CHECK: %[[A0:.*]] = memref.load %{{.*}}[%[[K:.*]], %[[M:.*]]] : memref<64x49xf32>
+//       CHECK: vector.broadcast %[[A0]] : f32 to vector<16xf32>
+//       CHECK: %[[M1:.*]] = arith.addi %[[M]], %c1
+//       CHECK: %[[A1:.*]] = memref.load %{{.*}}[%[[K]], %[[M1]]] : memref<64x49xf32>
+//       CHECK: vector.broadcast %[[A1]] : f32 to vector<16xf32>
+//       CHECK: arith.addi %[[M]], %c2
+//   CHECK-NOT: vector.extract {{.*}} : f32 from vector<3xf32>
+func.func @column_from_memory(%x: memref<64x49xf32>, %k: index, %m: index, %b: vector<1x16xf32>, %acc: vector<3x16xf32>) -> vector<3x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %col = vector.transfer_read %x[%k, %m], %zero {in_bounds = [true]} : memref<64x49xf32>, vector<3xf32>
+  %a = vector.shape_cast %col : vector<3xf32> to vector<3x1xf32>
+  %0 = vector.contract {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %acc : vector<3x1xf32>, vector<1x16xf32> into vector<3x16xf32>
+  return %0 : vector<3x16xf32>
+}
