@@ -179,3 +179,20 @@ func.func @gemv_constant(%a: tensor<1x1024xf32>, %c: tensor<1x1000xf32>) -> tens
   %r = linalg.matmul ins(%a, %b : tensor<1x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<1x1000xf32>) -> tensor<1x1000xf32>
   return %r : tensor<1x1000xf32>
 }
+
+// -----
+
+// The pixel-row product reads its A (the image) in place, a K step's column
+// a few floats of a new line: A's block of pixels x tile_k stays in L1, so
+// 49 pixels take K blocks of 128; 25 pixels keep 256.
+// V256-LABEL: func.func @pixel_rows_k_blocks
+//       V256: strategy = "im2col_transposed", vector_bits = 256, {{.*}}tile_k = 128,
+//       V256: strategy = "im2col_transposed", vector_bits = 256, {{.*}}tile_k = 256,
+func.func @pixel_rows_k_blocks(%x: tensor<1x512x7x7xf32>, %o: tensor<1x64x7x7xf32>, %y: tensor<1x512x5x5xf32>, %p: tensor<1x64x5x5xf32>) -> (tensor<1x64x7x7xf32>, tensor<1x64x5x5xf32>) {
+  %w = arith.constant dense<0.5> : tensor<64x512x1x1xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x512x7x7xf32>, tensor<64x512x1x1xf32>) outs(%o : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%y, %w : tensor<1x512x5x5xf32>, tensor<64x512x1x1xf32>) outs(%p : tensor<1x64x5x5xf32>) -> tensor<1x64x5x5xf32>
+  return %r, %s : tensor<1x64x7x7xf32>, tensor<1x64x5x5xf32>
+}
