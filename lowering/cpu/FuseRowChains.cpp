@@ -158,6 +158,11 @@ bool readsChain(linalg::LinalgOp op, ArrayRef<RowOp> chain) {
   return false;
 }
 
+/// Ops a chain may pass over: they only name values, or allocate.
+bool passesOver(Operation *op) {
+  return isNonMemoryOp(op) || isa<memref::AllocOp>(op);
+}
+
 /// The chain that starts at the row reduction `seed`: the fills right
 /// before it, and the row ops after it up to the last that reads what the
 /// chain wrote. Only ops that name values, and allocations, may lie between
@@ -167,7 +172,7 @@ SmallVector<RowOp> chainFrom(linalg::LinalgOp seed, int64_t rows) {
   for (Operation *op = seed->getPrevNode(); op; op = op->getPrevNode()) {
     auto fill = dyn_cast<linalg::FillOp>(op);
     if (!fill) {
-      if (isNonMemoryOp(op) || isa<memref::AllocOp>(op))
+      if (passesOver(op))
         continue;
       break;
     }
@@ -180,7 +185,7 @@ SmallVector<RowOp> chainFrom(linalg::LinalgOp seed, int64_t rows) {
   for (Operation *op = seed->getNextNode(); op; op = op->getNextNode()) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp) {
-      if (isNonMemoryOp(op) || isa<memref::AllocOp>(op))
+      if (passesOver(op))
         continue;
       break;
     }

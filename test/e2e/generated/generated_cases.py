@@ -31,6 +31,19 @@ def save_case(model, arrays, work):
     return path, input_paths
 
 
+def save_graph_case(nodes, name, inputs, arrays, ref, work, inits=(), out_type=None,
+                    opset=17):
+    """A model of `nodes` with graph inputs `inputs` (value infos, fed by `arrays`), the
+    initializers `inits` and one output "out" shaped like `ref` (float unless `out_type`);
+    written with its inputs as save_case does. Returns (model path, input paths, ref)."""
+    from onnx import TensorProto, helper
+    out = helper.make_tensor_value_info("out", out_type or TensorProto.FLOAT, list(ref.shape))
+    graph = helper.make_graph(nodes, name, inputs, [out], initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path, input_paths = save_case(model, arrays, work)
+    return path, input_paths, ref
+
+
 def x_and_weight(x, xdims, w, const_w):
     """Graph inputs, initializers and input arrays for input "x" (dims `xdims`) and
     weight "w": an initializer when `const_w`, else a second graph input."""

@@ -119,12 +119,7 @@ def make_case(name, spec, rng, work):
         b = add_input("b", rng.standard_normal(extra).astype(np.float32))
         nodes.append(helper.make_node("MatMul", ["a", "b"], ["out"]))
         ref = a @ b
-    graph = helper.make_graph(nodes, name, ins,
-                              [helper.make_tensor_value_info("out", ftype, list(ref.shape))],
-                              initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    path, inputs = gen.save_case(model, arrays, work)
-    return path, inputs, ref
+    return gen.save_graph_case(nodes, name, ins, arrays, ref, work, inits)
 
 
 if __name__ == "__main__":

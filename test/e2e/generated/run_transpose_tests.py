@@ -124,12 +124,7 @@ def make_case(name, spec, rng, work):
                   helper.make_node("Add", ["y", "z"], ["s"]),
                   helper.make_node("Relu", ["s"], ["out"])]
         ref = np.maximum(y + z, 0)
-    graph = helper.make_graph(nodes, name, ins,
-                              [helper.make_tensor_value_info("out", otype, list(ref.shape))],
-                              initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    path, inputs = gen.save_case(model, arrays, work)
-    return path, inputs, ref
+    return gen.save_graph_case(nodes, name, ins, arrays, ref, work, inits, otype)
 
 
 if __name__ == "__main__":
