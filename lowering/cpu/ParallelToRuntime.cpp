@@ -224,8 +224,45 @@ LLVM::LLVMFuncOp getOrDefineDispatch(ModuleOp module) {
 
 constexpr llvm::StringLiteral kSerialAttr = "kiln.serial";
 
+/// Outlined bodies by a structural hash. A body the same as an earlier one
+/// (the kernels of a network's repeated blocks: ViT's twelve layers, the
+/// layers of a DenseNet block, a ResNet stage's blocks, all reading their
+/// weights and buffers through the captured struct) is not emitted again:
+/// its call sites call the earlier function, and LLVM compiles each body
+/// once. The symbol then names the first node with that body.
+class BodyTable {
+public:
+  /// `fn` itself, or an earlier function with the same body (then `fn` is
+  /// erased).
+  func::FuncOp unique(func::FuncOp fn) {
+    llvm::hash_code hash = mlir::hash_value(Type(fn.getFunctionType()));
+    fn.getBody().walk([&](Operation *op) {
+      hash = llvm::hash_combine(hash,
+                                OperationEquivalence::computeHash(
+                                    op, OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::IgnoreLocations));
+    });
+    SmallVector<func::FuncOp, 1> &bucket = bodies[size_t(hash)];
+    for (func::FuncOp seen : bucket)
+      if (seen.getFunctionType() == fn.getFunctionType() &&
+          seen->hasAttr("no_inline") == fn->hasAttr("no_inline") &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &seen.getBody(), &fn.getBody(),
+              OperationEquivalence::IgnoreLocations)) {
+        fn.erase();
+        return seen;
+      }
+    bucket.push_back(fn);
+    return fn;
+  }
+
+private:
+  llvm::DenseMap<size_t, SmallVector<func::FuncOp, 1>> bodies;
+};
+
 LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
-                      unsigned index, bool markKernel) {
+                      unsigned index, bool markKernel, BodyTable *table) {
   bool serial = forall->hasAttr(kSerialAttr);
   if (!forall.getOutputs().empty())
     return failure();
@@ -345,6 +382,9 @@ LogicalResult outline(scf::ForallOp forall, const LLVMTypeConverter &converter,
     }
   }
 
+  if (table)
+    fn = table->unique(fn);
+
   // The call site.
   OpBuilder eb = OpBuilder::atBlockBegin(&parent.getBody().front());
   Value oneI64 = LLVM::ConstantOp::create(eb, loc, i64, 1);
@@ -441,9 +481,12 @@ struct ParallelToRuntimePass
       if (failed(scf::forallToForLoop(rewriter, op)))
         return signalPassFailure();
     }
+    // Profiled libraries keep a function per kernel, named for its node.
+    BodyTable table;
     unsigned index = 0;
     for (scf::ForallOp op : outer) {
-      if (succeeded(outline(op, converter, index, markKernels))) {
+      if (succeeded(outline(op, converter, index, markKernels,
+                            markKernels ? nullptr : &table))) {
         ++index;
         continue;
       }

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-cpu-parallel-to-runtime -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-cpu-parallel-to-runtime="mark-kernels=1" -split-input-file | FileCheck %s --check-prefix=MARK
 
 // The forall body is outlined into @f_par0(begin, end, data); the captured
 // memref and scalar travel through a stack struct. One call per loop to the
@@ -149,6 +150,43 @@ func.func @static_capture(%m: memref<8x16xf32, strided<[32, 1], offset: 4>>, %x:
   scf.forall (%i) in (8) {
     %c0 = arith.constant 0 : index
     memref.store %x, %m[%i, %c0] : memref<8x16xf32, strided<[32, 1], offset: 4>>
+  }
+  return
+}
+
+// -----
+
+// Loops with the same body (two layers of the same shape, their buffers
+// captured) call one outlined function; a loop with another body gets its
+// own. Profiled libraries (mark-kernels) keep one function per loop.
+// CHECK-LABEL: func.func @repeated(
+//       CHECK:   constant @repeated_par0
+//       CHECK:   constant @repeated_par0
+//       CHECK:   constant @repeated_par2
+//   CHECK-NOT: func.func private @repeated_par1(
+//   CHECK-DAG: func.func private @repeated_par0(
+//   CHECK-DAG: func.func private @repeated_par2(
+// MARK-LABEL: func.func @repeated(
+//       MARK:   constant @repeated_par0
+//       MARK:   constant @repeated_par1
+//       MARK:   constant @repeated_par2
+//       MARK: func.func private @repeated_par1(
+func.func @repeated(%a: memref<64xf32>, %b: memref<64xf32>, %c: memref<64xf32>) {
+  %one = arith.constant 1.0 : f32
+  scf.forall (%i) in (64) {
+    %v = memref.load %a[%i] : memref<64xf32>
+    %w = arith.addf %v, %one : f32
+    memref.store %w, %a[%i] : memref<64xf32>
+  }
+  scf.forall (%i) in (64) {
+    %v = memref.load %b[%i] : memref<64xf32>
+    %w = arith.addf %v, %one : f32
+    memref.store %w, %b[%i] : memref<64xf32>
+  }
+  scf.forall (%i) in (64) {
+    %v = memref.load %c[%i] : memref<64xf32>
+    %w = arith.mulf %v, %one : f32
+    memref.store %w, %c[%i] : memref<64xf32>
   }
   return
 }
