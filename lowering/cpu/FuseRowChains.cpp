@@ -143,8 +143,8 @@ bool rowLocal(ArrayRef<RowOp> chain) {
   return true;
 }
 
-/// Whether `op` reads (as an input, not an initial value) what an earlier
-/// op of `chain` writes.
+/// Whether `op` reads (as an input, not an initial value) what an op of
+/// `chain` writes.
 bool readsChain(linalg::LinalgOp op, ArrayRef<RowOp> chain) {
   for (Value in : op.getDpsInputs()) {
     if (!isa<MemRefType>(in.getType()))
@@ -304,12 +304,7 @@ struct FuseRowChainsPass : impl::FuseRowChainsBase<FuseRowChainsPass> {
 
   /// The product of a row reduction's parallel loops.
   static int64_t rowsOf(linalg::LinalgOp op) {
-    int64_t rows = 1;
-    for (auto [range, iter] :
-         llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
-      if (iter == utils::IteratorType::parallel)
-        rows *= range;
-    return rows;
+    return staticLoopProduct(op, utils::IteratorType::parallel);
   }
 
   void fuse(RewriterBase &rewriter, ArrayRef<RowOp> chain, int64_t rows,
@@ -320,14 +315,7 @@ struct FuseRowChainsPass : impl::FuseRowChainsBase<FuseRowChainsPass> {
     // loop (allocations only live longer).
     for (const RowOp &r : chain)
       for (Value v : r.op->getOperands()) {
-        Value root = v;
-        while (Operation *def = root.getDefiningOp()) {
-          if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
-                   memref::SubViewOp, memref::CastOp>(def))
-            break;
-          root = def->getOperand(0);
-        }
-        auto alloc = root.getDefiningOp<memref::AllocOp>();
+        auto alloc = rangeOf(v).base.getDefiningOp<memref::AllocOp>();
         if (alloc && alloc->getNumOperands() == 0 &&
             alloc->getBlock() == first->getBlock() &&
             first->isBeforeInBlock(alloc))

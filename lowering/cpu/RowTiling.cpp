@@ -77,6 +77,15 @@ int64_t staticWork(linalg::LinalgOp op) {
       std::min<uint64_t>(work, std::numeric_limits<int64_t>::max()));
 }
 
+int64_t staticLoopProduct(linalg::LinalgOp op, utils::IteratorType type) {
+  int64_t product = 1;
+  for (auto [range, it] :
+       llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+    if (it == type)
+      product *= range;
+  return product;
+}
+
 /// Splits enough leading parallel dims for a few iterations per thread.
 FailureOr<linalg::LinalgOp>
 parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,

@@ -32,6 +32,10 @@ tileOp(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
 
 /// The iteration count of `op`, or INT64_MAX when a loop is dynamic.
 int64_t staticWork(mlir::linalg::LinalgOp op);
+/// The product of `op`'s static loop ranges of iterator type `type` (a row
+/// reduction's rows, a contraction's multiply-adds per output).
+int64_t staticLoopProduct(mlir::linalg::LinalgOp op,
+                          mlir::utils::IteratorType type);
 
 /// Wraps an op of at least `minWork` iterations in an scf.forall over its
 /// leading parallel dims, aiming for `chunks` parallel chunks; returns the

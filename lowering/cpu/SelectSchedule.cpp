@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/RowTiling.h"
 #include "lowering/cpu/Schedule.h"
 #include "lowering/cpu/Transforms.h"
 
@@ -321,16 +322,6 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       if (tiles % j == 0)
         return j * reg;
     return tile;
-  }
-
-  /// The multiply-adds per output element of a contraction.
-  static int64_t reductionSize(linalg::LinalgOp op) {
-    int64_t k = 1;
-    for (auto [range, it] :
-         llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
-      if (it == utils::IteratorType::reduction)
-        k *= range;
-    return k;
   }
 
   /// A matrix-vector product (M = 1) streams B once: one accumulator row
@@ -648,8 +639,9 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
               linalg::inferContractionDims(linalgOp);
           SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
           if (succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1)
-            fitThreadBlocks(f, ranges[dims->m.front()], ranges[dims->n.front()],
-                            reductionSize(linalgOp));
+            fitThreadBlocks(
+                f, ranges[dims->m.front()], ranges[dims->n.front()],
+                staticLoopProduct(linalgOp, utils::IteratorType::reduction));
         }
       }
       return f;

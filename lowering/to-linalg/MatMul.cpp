@@ -142,14 +142,12 @@ template <typename OpT> struct MatMulLowering : OpConversionPattern<OpT> {
       result = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{fullType},
                                              ValueRange{a, b}, ValueRange{init})
                    .getResult(0);
-    } else if (Value merged =
-                   mergedBatchMatmul(rewriter, loc, a, b, fullType)) {
-      result = merged;
     } else if (Value merged = mergedBatchMatmul(
                    rewriter, loc, broadcastBatch(rewriter, loc, a, fullType),
                    broadcastBatch(rewriter, loc, b, fullType), fullType)) {
-      // Broadcast batch dims: the operand copied to every batch (a copy of
-      // M x K or K x N floats a batch, against M x N x K multiply-adds).
+      // Equal batch dims merge as they are; broadcast ones after the operand
+      // is copied to every batch (a copy of M x K or K x N floats a batch,
+      // against M x N x K multiply-adds).
       result = merged;
     } else {
       result = broadcastMatmul(rewriter, loc, a, b, fullType);
