@@ -298,7 +298,7 @@ struct FuseRowChainsPass : impl::FuseRowChainsBase<FuseRowChainsPass> {
         continue;
       for (const RowOp &r : chain)
         taken.insert(r.op);
-      fuse(rewriter, chain, rows, defaults);
+      fuse(rewriter, chain, rows, defaults, seed.getLoc());
     }
   }
 
@@ -307,8 +307,12 @@ struct FuseRowChainsPass : impl::FuseRowChainsBase<FuseRowChainsPass> {
     return staticLoopProduct(op, utils::IteratorType::parallel);
   }
 
+  /// The loop takes `loc`, the reduction's: the fills before it may carry
+  /// another node's (CSE merged ViT's twelve softmax fills into layer 0's
+  /// before bufferization copied them again), and the profile and the
+  /// kernel's symbol name the loop's node.
   void fuse(RewriterBase &rewriter, ArrayRef<RowOp> chain, int64_t rows,
-            kernel::CpuScheduleAttr defaults) {
+            kernel::CpuScheduleAttr defaults, Location loc) {
     Operation *first = chain.front().op;
     DominanceInfo dom(getOperation());
     // The buffers and views that the later ops read are made before the
@@ -324,13 +328,9 @@ struct FuseRowChainsPass : impl::FuseRowChainsBase<FuseRowChainsPass> {
           return;
       }
     int64_t work = 0;
-    SmallVector<Location> locs;
-    for (const RowOp &r : chain) {
+    for (const RowOp &r : chain)
       work = std::min(work, INT64_MAX / 2) +
              std::min(staticWork(r.op), INT64_MAX / 2);
-      locs.push_back(r.op.getLoc());
-    }
-    Location loc = FusedLoc::get(&getContext(), locs);
     rewriter.setInsertionPoint(first);
     Block *body;
     Value row;
