@@ -30,7 +30,32 @@ static RankedTensorType staticResult(Type t) {
              : RankedTensorType();
 }
 
-/// Integer elementwise op on constants, with ONNX broadcasting.
+/// The linear index into an operand of type `t` (right-aligned, size-1 dims
+/// broadcast) of the element at `coords` of the result.
+static int64_t broadcastIndex(RankedTensorType t, ArrayRef<int64_t> coords) {
+  int64_t idx = 0, stride = 1, offset = coords.size() - t.getRank();
+  for (int64_t d = t.getRank() - 1; d >= 0; --d) {
+    idx += (t.getDimSize(d) == 1 ? 0 : coords[d + offset]) * stride;
+    stride *= t.getDimSize(d);
+  }
+  return idx;
+}
+
+/// Calls `fn(coords)` for each element of `type`, in order.
+template <typename Fn> static void forEachCoord(RankedTensorType type, Fn fn) {
+  SmallVector<int64_t> coords(type.getRank(), 0);
+  for (int64_t linear = 0; linear < type.getNumElements(); ++linear) {
+    int64_t rem = linear;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      coords[d] = rem % type.getDimSize(d);
+      rem /= type.getDimSize(d);
+    }
+    fn(ArrayRef<int64_t>(coords));
+  }
+}
+
+/// Integer elementwise op on constants, with ONNX broadcasting; `fn` may
+/// return a result of another width (comparisons return i1).
 template <typename Fn>
 static OpFoldResult foldIntBinary(Type resultType, Attribute lhs, Attribute rhs,
                                   Fn fn) {
@@ -41,30 +66,19 @@ static OpFoldResult foldIntBinary(Type resultType, Attribute lhs, Attribute rhs,
   auto at = cast<RankedTensorType>(a.getType());
   auto bt = cast<RankedTensorType>(b.getType());
   SmallVector<APInt> av(a.getValues<APInt>()), bv(b.getValues<APInt>());
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t rank = shape.size();
   SmallVector<APInt> out;
-  for (int64_t linear = 0; linear < type.getNumElements(); ++linear) {
-    // Index into each operand, right-aligned, with size-1 dims broadcast.
-    auto index = [&](RankedTensorType t) {
-      int64_t idx = 0, rem = linear, stride = 1;
-      SmallVector<int64_t> coords(rank);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        coords[d] = rem % shape[d];
-        rem /= shape[d];
-      }
-      for (int64_t d = t.getRank() - 1; d >= 0; --d) {
-        int64_t c = coords[d + rank - t.getRank()];
-        idx += (t.getDimSize(d) == 1 ? 0 : c) * stride;
-        stride *= t.getDimSize(d);
-      }
-      return idx;
-    };
-    std::optional<APInt> r = fn(av[index(at)], bv[index(bt)]);
-    if (!r)
-      return {};
-    out.push_back(*r);
-  }
+  bool ok = true;
+  forEachCoord(type, [&](ArrayRef<int64_t> c) {
+    if (!ok)
+      return;
+    std::optional<APInt> r =
+        fn(av[broadcastIndex(at, c)], bv[broadcastIndex(bt, c)]);
+    ok = r.has_value();
+    if (ok)
+      out.push_back(*r);
+  });
+  if (!ok)
+    return {};
   return DenseElementsAttr::get(type, out);
 }
 
@@ -88,6 +102,52 @@ OpFoldResult DivOp::fold(FoldAdaptor a) {
           return std::nullopt;
         return x.sdiv(y);
       });
+}
+
+// ONNX Mod on integers: fmod = 0 takes the divisor's sign (Python's %),
+// fmod = 1 the dividend's (C's %).
+OpFoldResult ModOp::fold(FoldAdaptor a) {
+  bool cStyle = getFmod() != 0;
+  return foldIntBinary(
+      getType(), a.getA(), a.getB(),
+      [&](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        if (y.isZero())
+          return std::nullopt;
+        APInt r = x.srem(y);
+        if (!cStyle && !r.isZero() && r.isNegative() != y.isNegative())
+          r += y;
+        return r;
+      });
+}
+
+// Shape code compares extents with constants (`Where(Equal(shape, -1),
+// ones, shape)` before an Expand).
+OpFoldResult EqualOp::fold(FoldAdaptor a) {
+  return foldIntBinary(getType(), a.getA(), a.getB(),
+                       [](const APInt &x, const APInt &y) {
+                         return APInt(1, x == y ? 1 : 0);
+                       });
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor a) {
+  auto cond = smallInts(a.getCondition());
+  auto x = dyn_cast_if_present<DenseElementsAttr>(a.getX());
+  auto y = dyn_cast_if_present<DenseElementsAttr>(a.getY());
+  auto type = staticResult(getType());
+  if (!cond || !x || !y || !type || x.getNumElements() > kMaxFoldElements ||
+      y.getNumElements() > kMaxFoldElements)
+    return {};
+  auto ct = cast<RankedTensorType>(cond.getType());
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto yt = cast<RankedTensorType>(y.getType());
+  SmallVector<bool> cv(cond.getValues<bool>());
+  SmallVector<Attribute> xv(x.getValues<Attribute>()),
+      yv(y.getValues<Attribute>()), out;
+  forEachCoord(type, [&](ArrayRef<int64_t> c) {
+    out.push_back(cv[broadcastIndex(ct, c)] ? xv[broadcastIndex(xt, c)]
+                                            : yv[broadcastIndex(yt, c)]);
+  });
+  return DenseElementsAttr::get(type, out);
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor a) {
@@ -119,18 +179,67 @@ OpFoldResult ConcatOp::fold(FoldAdaptor a) {
   return DenseElementsAttr::get(type, elems);
 }
 
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Builds a constant of `type` whose element at each index reads `in` at
+/// `source(coords)` (a linear index into `in`).
+template <typename Fn>
+static OpFoldResult gatherElements(RankedTensorType type,
+                                   DenseElementsAttr data, Fn source) {
+  SmallVector<Attribute> in(data.getValues<Attribute>()), elems;
+  forEachCoord(type,
+               [&](ArrayRef<int64_t> c) { elems.push_back(in[source(c)]); });
+  return DenseElementsAttr::get(type, elems);
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor a) {
   auto type = staticResult(getType());
   auto data = dyn_cast_if_present<DenseElementsAttr>(a.getData());
-  if (!type || !data || type.getRank() != 1)
+  if (!type || !data || data.getNumElements() > kMaxFoldElements)
     return {};
   auto bounds = computeSliceBounds(std::nullopt, SliceOp::Adaptor(*this));
-  if (failed(bounds))
+  if (failed(bounds) || bounds->starts.size() != size_t(type.getRank()))
     return {};
-  SmallVector<Attribute> in(data.getValues<Attribute>()), elems;
-  for (int64_t i = 0; i < bounds->sizes[0]; ++i)
-    elems.push_back(in[bounds->starts[0] + i * bounds->steps[0]]);
-  return DenseElementsAttr::get(type, elems);
+  SmallVector<int64_t> strides =
+      stridesOf(cast<RankedTensorType>(data.getType()).getShape());
+  return gatherElements(type, data, [&](ArrayRef<int64_t> c) {
+    int64_t idx = 0;
+    for (auto [d, x] : llvm::enumerate(c))
+      idx += (bounds->starts[d] + x * bounds->steps[d]) * strides[d];
+    return idx;
+  });
+}
+
+// Pad amounts computed from shapes (Swin's window padding) are reordered
+// with Transpose before they reach Pad.
+OpFoldResult TransposeOp::fold(FoldAdaptor a) {
+  auto type = staticResult(getType());
+  auto data = dyn_cast_if_present<DenseElementsAttr>(a.getData());
+  if (!type || !data)
+    return {};
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> perm;
+  if (auto p = getPerm())
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  if (int64_t(perm.size()) != rank)
+    return {};
+  SmallVector<int64_t> strides =
+      stridesOf(cast<RankedTensorType>(data.getType()).getShape());
+  return gatherElements(type, data, [&](ArrayRef<int64_t> c) {
+    int64_t idx = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      idx += c[d] * strides[perm[d]];
+    return idx;
+  });
 }
 
 OpFoldResult GatherOp::fold(FoldAdaptor a) {

@@ -85,7 +85,9 @@ def Graph_PowOp : Graph_BinaryOp<"Pow"> {
         /*firstSameElt=*/-1);
   }];
 }
-def Graph_EqualOp : Graph_CompareOp<"Equal">;
+def Graph_EqualOp : Graph_CompareOp<"Equal"> {
+  let hasFolder = 1;
+}
 def Graph_LessOp : Graph_CompareOp<"Less">;
 def Graph_GreaterOp : Graph_CompareOp<"Greater">;
 
@@ -98,6 +100,7 @@ def Graph_WhereOp : Graph_Op<"Where"> {
         ::mlir::getElementTypeOrSelf(adaptor.getX().getType()), types,
         /*firstSameElt=*/1);
   }];
+  let hasFolder = 1;
 }
 
 def Graph_ReluOp : Graph_UnaryOp<"Relu">;

@@ -90,6 +90,7 @@ def Graph_ModOp : Graph_BinaryOp<"Mod"> {
   let summary = "ONNX Mod: fmod = 0 takes the divisor's sign, 1 the dividend's";
   let arguments = (ins AnyTensor:$A, AnyTensor:$B,
                    DefaultValuedAttr<I64Attr, "0">:$fmod);
+  let hasFolder = 1;
 }
 def Graph_PReluOp : Graph_Op<"PRelu"> {
   let arguments = (ins AnyTensor:$X, AnyTensor:$slope);

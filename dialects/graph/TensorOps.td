@@ -38,6 +38,7 @@ def Graph_TransposeOp : Graph_Op<"Transpose"> {
   let inferBody = [{
     return ::kiln::graph::inferTranspose(loc, adaptor, types);
   }];
+  let hasFolder = 1;
 }
 
 def Graph_ConcatOp : Graph_Op<"Concat"> {

@@ -77,9 +77,11 @@ struct RefineShapesPass : impl::RefineShapesBase<RefineShapesPass> {
       if (isa<graph::GraphDialect>(name.getDialect()))
         name.getCanonicalizationPatterns(patterns, &getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
-    // Each round folds what the previous one made constant; shape chains are
-    // short, so a few rounds reach the fixpoint.
-    for (int round = 0; round < 8; ++round) {
+    // Each round folds what the previous one made constant. A network whose
+    // every block computes its reshapes from the previous block's shape
+    // (Swin's window partitions) needs a round per block, so rounds go on to
+    // the fixpoint; each one makes some type more static, which bounds them.
+    for (;;) {
       (void)applyPatternsGreedily(fn, frozen);
       if (!refineOnce(fn))
         break;

@@ -188,6 +188,9 @@ struct ReshapeLowering : OpConversionPattern<g::ReshapeOp> {
         continue;
       } else if (consts && (*consts)[i] == 0 && !op.getAllowzero()) {
         sizes.push_back(dimValue(rewriter, loc, data, i));
+      } else if (consts) {
+        // A constant extent the result type does not show yet.
+        sizes.push_back(indexConstant(rewriter, loc, (*consts)[i]));
       } else {
         Value s = extractIndex(rewriter, loc, adaptor.getShape(), i);
         if (!op.getAllowzero() && i < in.getRank()) {
@@ -196,16 +199,14 @@ struct ReshapeLowering : OpConversionPattern<g::ReshapeOp> {
           s = arith::SelectOp::create(rewriter, loc, isZero,
                                       dimValue(rewriter, loc, data, i), s);
         }
-        if (!consts) {
-          // The -1 entry contributes 1 to the known product; patched below.
-          Value isInfer = arith::CmpIOp::create(
-              rewriter, loc, arith::CmpIPredicate::eq, s, minusOne);
-          known = arith::MulIOp::create(
-              rewriter, loc, known,
-              arith::SelectOp::create(rewriter, loc, isInfer, one, s));
-          sizes.push_back(s);
-          continue;
-        }
+        // The -1 entry contributes 1 to the known product; patched below.
+        Value isInfer = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::eq, s, minusOne);
+        known = arith::MulIOp::create(
+            rewriter, loc, known,
+            arith::SelectOp::create(rewriter, loc, isInfer, one, s));
+        sizes.push_back(s);
+        continue;
       }
       known = arith::MulIOp::create(rewriter, loc, known, sizes.back());
     }

@@ -323,9 +323,15 @@ struct PadLowering : OpConversionPattern<g::PadOp> {
         lo[axes[i]] = rewriter.getIndexAttr((*pads)[i]);
         hi[axes[i]] = rewriter.getIndexAttr((*pads)[i + n]);
       }
-      rewriter.replaceOp(
-          op, tensor::PadOp::create(rewriter, loc, type, x, lo, hi, value)
-                  .getResult());
+      // The padded type follows from the input's; the node's result type
+      // may show fewer of its extents.
+      Value padded =
+          tensor::PadOp::create(rewriter, loc, RankedTensorType(), x, lo, hi,
+                                value)
+              .getResult();
+      if (padded.getType() != type)
+        padded = tensor::CastOp::create(rewriter, loc, type, padded);
+      rewriter.replaceOp(op, padded);
       return success();
     }
     // Otherwise a generic reading input position (output - low), so

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""torch-exported recurrent models (and a TransformerEncoder) through kiln, checked against
+"""torch-exported recurrent models (and a TransformerEncoder and a Swin) through kiln, checked against
 ONNX Runtime and torch.
 
     /usr/bin/python3 test/e2e/generated/run_torch_recurrent_tests.py --kiln build/bin/kiln
@@ -46,6 +46,15 @@ CASES = {
     "transformer_encoder_dynamic_seq": (
         "TransformerEncoder", dict(d_model=32, nhead=4, dim_feedforward=64, num_layers=2),
         [(1, 7, 32), (2, 13, 32)], True),
+    # A small Swin Transformer (torchvision's, two stages): shifted windows
+    # whose padding, window partitions and attention masks torch's export
+    # computes from shapes (Shape, Mod, reversed Slice, Transpose, Where of
+    # Equal, ScatterND), each block from the block before it. 60 / 4 = 15
+    # patches: windows of 7 pad to 21, and to 14 after the merge.
+    "swin_small_static": ("SwinTransformer", dict(patch_size=[4, 4], embed_dim=32,
+                                                  depths=[2, 2], num_heads=[2, 4],
+                                                  window_size=[7, 7], num_classes=10),
+                          [(1, 3, 60, 60)], False),
 }
 
 
@@ -86,6 +95,13 @@ def export(kind, kwargs, shape, dynamic, path):
         torch.onnx.export(module, (torch.randn(*shape),), path, input_names=["x"],
                           output_names=["y"], opset_version=14,
                           dynamic_axes={"x": {0: "batch", 1: "seq"}})
+        return module
+    if kind == "SwinTransformer":
+        from torchvision.models.swin_transformer import SwinTransformer
+        module = SwinTransformer(**kwargs).eval()
+        # Not under no_grad: the export of attention differs there.
+        torch.onnx.export(module, (torch.randn(*shape),), path, input_names=["x"],
+                          output_names=["y"], opset_version=17)
         return module
     with_if = kind == "LSTM+If"
     kind = "LSTM" if with_if else kind

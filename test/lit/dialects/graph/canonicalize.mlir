@@ -142,3 +142,57 @@ func.func @shape_arith_folds(%x: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<i64>
   %s = kiln_graph.Size %x : (tensor<2x3xf32>) -> tensor<i64>
   return %o, %s : tensor<2xi64>, tensor<i64>
 }
+
+// -----
+
+// Swin's window padding: (W - W % w) % w with ONNX Mod (the divisor's sign
+// when fmod = 0, the dividend's when fmod = 1), then pads reordered by a
+// reversed Slice and a Transpose of the [4, 2] pad matrix.
+// CHECK-LABEL: func.func @window_pad_arith
+// CHECK-NOT: kiln_graph.Mod
+// CHECK-NOT: kiln_graph.Slice
+// CHECK-NOT: kiln_graph.Transpose
+// CHECK-DAG: kiln_graph.Constant {value = dense<[2, -3, 3, -2]> : tensor<4xi64>}
+// CHECK-DAG: kiln_graph.Constant {value = dense<[2, 2, -2, -2]> : tensor<4xi64>}
+// CHECK-DAG: kiln_graph.Constant {value = dense<{{\[}}[6, 4, 2, 0], [7, 5, 3, 1]]> : tensor<2x4xi64>}
+func.func @window_pad_arith() -> (tensor<4xi64>, tensor<4xi64>, tensor<2x4xi64>) {
+  %a = kiln_graph.Constant {value = dense<[7, 7, -7, -7]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %b = kiln_graph.Constant {value = dense<[5, -5, 5, -5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %py = kiln_graph.Mod %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %c = kiln_graph.Mod %a, %b {fmod = 1 : i64} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %m = kiln_graph.Constant {value = dense<[[0, 1], [2, 3], [4, 5], [6, 7]]> : tensor<4x2xi64>} : () -> tensor<4x2xi64>
+  %start = kiln_graph.Constant {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %end = kiln_graph.Constant {value = dense<-9223372036854775807> : tensor<1xi64>} : () -> tensor<1xi64>
+  %axis = kiln_graph.Constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %rev = kiln_graph.Slice %m, %start, %end, %axis, %start : (tensor<4x2xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x2xi64>
+  %t = kiln_graph.Transpose %rev {perm = array<i64: 1, 0>} : (tensor<4x2xi64>) -> tensor<2x4xi64>
+  return %py, %c, %t : tensor<4xi64>, tensor<4xi64>, tensor<2x4xi64>
+}
+
+// -----
+
+// A division by zero is left to run time.
+// CHECK-LABEL: func.func @mod_by_zero_kept
+// CHECK: kiln_graph.Mod
+func.func @mod_by_zero_kept() -> tensor<i64> {
+  %a = kiln_graph.Constant {value = dense<7> : tensor<i64>} : () -> tensor<i64>
+  %z = kiln_graph.Constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %r = kiln_graph.Mod %a, %z : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  return %r : tensor<i64>
+}
+
+// -----
+
+// Expand's shape computed as Where(Equal(shape, -1), ones, shape).
+// CHECK-LABEL: func.func @where_equal
+// CHECK-NOT: kiln_graph.Equal
+// CHECK-NOT: kiln_graph.Where
+// CHECK: kiln_graph.Constant {value = dense<[1, 49]> : tensor<2xi64>}
+func.func @where_equal() -> tensor<2xi64> {
+  %s = kiln_graph.Constant {value = dense<[-1, 49]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %m1 = kiln_graph.Constant {value = dense<-1> : tensor<i64>} : () -> tensor<i64>
+  %one = kiln_graph.Constant {value = dense<1> : tensor<2xi64>} : () -> tensor<2xi64>
+  %eq = kiln_graph.Equal %s, %m1 : (tensor<2xi64>, tensor<i64>) -> tensor<2xi1>
+  %r = kiln_graph.Where %eq, %one, %s : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %r : tensor<2xi64>
+}

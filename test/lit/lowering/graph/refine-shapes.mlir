@@ -46,3 +46,38 @@ func.func @shape_arith(%x: tensor<3x4x5xf32>) -> tensor<?x?xf32> {
   %r = kiln_graph.Reshape %x, %target : (tensor<3x4x5xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// Each block reshapes to a shape read off the block before it (Swin's window
+// partitions): one round of folding per block, more than a fixed number of
+// rounds would reach.
+// CHECK-LABEL: func.func @long_shape_chain
+// CHECK-SAME:    -> tensor<2x3x4xf32>
+// CHECK-NOT:     kiln_graph.Shape
+// CHECK-NOT:     tensor<?
+func.func @long_shape_chain(%x0: tensor<2x3x4xf32>) -> tensor<?x?x?xf32> {
+  %s1 = kiln_graph.Shape %x0 : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %x1 = kiln_graph.Reshape %x0, %s1 : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s2 = kiln_graph.Shape %x1 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x2 = kiln_graph.Reshape %x1, %s2 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s3 = kiln_graph.Shape %x2 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x3 = kiln_graph.Reshape %x2, %s3 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s4 = kiln_graph.Shape %x3 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x4 = kiln_graph.Reshape %x3, %s4 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s5 = kiln_graph.Shape %x4 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x5 = kiln_graph.Reshape %x4, %s5 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s6 = kiln_graph.Shape %x5 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x6 = kiln_graph.Reshape %x5, %s6 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s7 = kiln_graph.Shape %x6 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x7 = kiln_graph.Reshape %x6, %s7 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s8 = kiln_graph.Shape %x7 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x8 = kiln_graph.Reshape %x7, %s8 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s9 = kiln_graph.Shape %x8 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x9 = kiln_graph.Reshape %x8, %s9 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s10 = kiln_graph.Shape %x9 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x10 = kiln_graph.Reshape %x9, %s10 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s11 = kiln_graph.Shape %x10 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x11 = kiln_graph.Reshape %x10, %s11 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %s12 = kiln_graph.Shape %x11 : (tensor<?x?x?xf32>) -> tensor<3xi64>
+  %x12 = kiln_graph.Reshape %x11, %s12 : (tensor<?x?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  return %x12 : tensor<?x?x?xf32>
+}

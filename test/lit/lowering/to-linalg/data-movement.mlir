@@ -143,6 +143,28 @@ func.func @pad_constant(%x: tensor<?x3xf32>, %v: tensor<f32>) -> tensor<?x6xf32>
 
 // -----
 
+// Result types that show fewer extents than the operands imply (a graph
+// whose shapes were not all refined): the lowering computes what it knows.
+// CHECK-LABEL: func.func @unrefined_result_types
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 1] high[0, 2]
+// CHECK: tensor.yield
+// CHECK-NEXT: } : tensor<2x3xf32> to tensor<2x6xf32>
+// CHECK: tensor.cast %[[P]] : tensor<2x6xf32> to tensor<?x?xf32>
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: tensor.from_elements %[[C3]], %[[C4]] : tensor<2xindex>
+// CHECK: tensor.reshape
+func.func @unrefined_result_types(%x: tensor<2x3xf32>) -> tensor<?x?xf32> {
+  %p = kiln_graph.Constant {value = dense<[0, 1, 0, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %n = kiln_graph.NoValue : none
+  %0 = kiln_graph.Pad %x, %p, %n, %n : (tensor<2x3xf32>, tensor<4xi64>, none, none) -> tensor<?x?xf32>
+  %s = kiln_graph.Constant {value = dense<[3, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %1 = kiln_graph.Reshape %0, %s : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @pad_reflect
 // CHECK: linalg.generic
 // CHECK: arith.remsi
