@@ -123,10 +123,9 @@ OpFoldResult ModOp::fold(FoldAdaptor a) {
 // Shape code compares extents with constants (`Where(Equal(shape, -1),
 // ones, shape)` before an Expand).
 OpFoldResult EqualOp::fold(FoldAdaptor a) {
-  return foldIntBinary(getType(), a.getA(), a.getB(),
-                       [](const APInt &x, const APInt &y) {
-                         return APInt(1, x == y ? 1 : 0);
-                       });
+  return foldIntBinary(
+      getType(), a.getA(), a.getB(),
+      [](const APInt &x, const APInt &y) { return APInt(1, x == y ? 1 : 0); });
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor a) {

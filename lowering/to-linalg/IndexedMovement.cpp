@@ -325,10 +325,9 @@ struct PadLowering : OpConversionPattern<g::PadOp> {
       }
       // The padded type follows from the input's; the node's result type
       // may show fewer of its extents.
-      Value padded =
-          tensor::PadOp::create(rewriter, loc, RankedTensorType(), x, lo, hi,
-                                value)
-              .getResult();
+      Value padded = tensor::PadOp::create(rewriter, loc, RankedTensorType(), x,
+                                           lo, hi, value)
+                         .getResult();
       if (padded.getType() != type)
         padded = tensor::CastOp::create(rewriter, loc, type, padded);
       rewriter.replaceOp(op, padded);
