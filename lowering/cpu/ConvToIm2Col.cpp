@@ -660,6 +660,32 @@ template <typename ConvOp> struct ApplyConvSchedule : OpRewritePattern<ConvOp> {
   ScheduleControlFn control;
 };
 
+/// True if `op` indexes its operands as linalg.matmul / batch_matmul do by
+/// default: A [batch, m, k], B [batch, k, n], C [batch, m, n].
+bool hasNamedOperandOrder(linalg::GenericOp op,
+                          const linalg::ContractionDimensions &dims) {
+  SmallVector<unsigned> batch(dims.batch.begin(), dims.batch.end());
+  auto order = [&](unsigned x, unsigned y) {
+    SmallVector<unsigned> o = batch;
+    o.append({x, y});
+    return o;
+  };
+  SmallVector<SmallVector<unsigned>> expected = {
+      order(dims.m.front(), dims.k.front()),
+      order(dims.k.front(), dims.n.front()),
+      order(dims.m.front(), dims.n.front())};
+  for (auto [map, want] : llvm::zip(op.getIndexingMapsArray(), expected)) {
+    if (map.getNumResults() != want.size())
+      return false;
+    for (auto [e, d] : llvm::zip(map.getResults(), want)) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || dim.getPosition() != d)
+        return false;
+    }
+  }
+  return true;
+}
+
 struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
 
@@ -757,14 +783,18 @@ struct ConvToIm2ColPass : impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     SmallVector<linalg::GenericOp> contractions;
     // Only contractions with one dim per role (at most one batch dim): the
     // upstream specializer would make a batch_matmul of a contraction with
-    // two batch dims ([B, H, M, K] x [B, H, K, N], attention heads).
+    // two batch dims ([B, H, M, K] x [B, H, K, N], attention heads). And
+    // only operands in the named ops' order: it also gives a transposed
+    // operand ([H, N, K], MaxViT's q.k^T once its unit dims are dropped)
+    // the default maps, so the product read B as [H, K, N].
     getOperation().walk([&](linalg::GenericOp op) {
       if (!linalg::isaContractionOpInterface(op))
         return;
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(op);
       if (succeeded(dims) && dims->batch.size() <= 1 && dims->m.size() == 1 &&
-          dims->n.size() == 1 && dims->k.size() == 1)
+          dims->n.size() == 1 && dims->k.size() == 1 &&
+          hasNamedOperandOrder(op, *dims))
         contractions.push_back(op);
     });
     for (linalg::GenericOp op : contractions) {

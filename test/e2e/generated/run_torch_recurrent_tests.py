@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""torch-exported recurrent models (and a TransformerEncoder and a Swin) through kiln, checked against
+"""torch-exported recurrent models (and a TransformerEncoder, a Swin and a MaxViT) through kiln, checked against
 ONNX Runtime and torch.
 
     /usr/bin/python3 test/e2e/generated/run_torch_recurrent_tests.py --kiln build/bin/kiln
@@ -55,6 +55,14 @@ CASES = {
                                                   depths=[2, 2], num_heads=[2, 4],
                                                   window_size=[7, 7], num_classes=10),
                           [(1, 3, 60, 60)], False),
+    # A small MaxViT (torchvision's): window and grid attention written as
+    # Einsums over [B, windows, heads, T, D]; at 32x32 the last stage is one
+    # 4x4 window, so B and the window dim are 1 beside the convolutions.
+    "maxvit_small_static": ("MaxVit", dict(input_size=(32, 32), stem_channels=16,
+                                           partition_size=4, block_channels=[32, 64],
+                                           block_layers=[1, 1], head_dim=16,
+                                           stochastic_depth_prob=0.0, num_classes=10),
+                            [(1, 3, 32, 32)], False),
 }
 
 
@@ -96,9 +104,9 @@ def export(kind, kwargs, shape, dynamic, path):
                           output_names=["y"], opset_version=14,
                           dynamic_axes={"x": {0: "batch", 1: "seq"}})
         return module
-    if kind == "SwinTransformer":
-        from torchvision.models.swin_transformer import SwinTransformer
-        module = SwinTransformer(**kwargs).eval()
+    if kind in ("SwinTransformer", "MaxVit"):
+        import torchvision.models as tvm
+        module = getattr(tvm, kind)(**kwargs).eval()
         # Not under no_grad: the export of attention differs there.
         torch.onnx.export(module, (torch.randn(*shape),), path, input_names=["x"],
                           output_names=["y"], opset_version=17)

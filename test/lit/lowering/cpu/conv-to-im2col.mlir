@@ -123,3 +123,31 @@ func.func @two_batch_dims(%x: tensor<2x8x40x15xf32>, %y: tensor<2x8x15x40xf32>, 
   return %0 : tensor<2x8x40x40xf32>
 }
 
+
+// -----
+
+// Unit dims of contractions are dropped where the function has convolutions.
+// q.k^T over [1, 1, H, T, D] (MaxViT's last stage, one window) then has one
+// batch dim, but k is read as [H, N, K]: it stays a generic with k's map
+// (the upstream specializer gave it batch_matmul's default maps, which read
+// k as [H, K, N]).
+//   CHECK-LABEL: func.func @transposed_operand_with_unit_dims
+//     CHECK-NOT: linalg.batch_matmul
+//         CHECK: linalg.generic
+//    CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+//    CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<2x16x32xf32>, tensor<2x16x32xf32>)
+#q = affine_map<(b, g, h, i, j, d) -> (b, g, h, i, d)>
+#k = affine_map<(b, g, h, i, j, d) -> (b, g, h, j, d)>
+#s = affine_map<(b, g, h, i, j, d) -> (b, g, h, i, j)>
+func.func @transposed_operand_with_unit_dims(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x1x1xf32>, %co: tensor<1x8x6x6xf32>,
+    %q: tensor<1x1x2x16x32xf32>, %k: tensor<1x1x2x16x32xf32>, %o: tensor<1x1x2x16x16xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x1x2x16x16xf32>) {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) outs(%co : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %0 = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x1x2x16x32xf32>, tensor<1x1x2x16x32xf32>) outs(%o : tensor<1x1x2x16x16xf32>) {
+  ^bb0(%p: f32, %r: f32, %acc: f32):
+    %m = arith.mulf %p, %r : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<1x1x2x16x16xf32>
+  return %c, %0 : tensor<1x8x6x6xf32>, tensor<1x1x2x16x16xf32>
+}
