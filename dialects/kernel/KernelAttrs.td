@@ -29,7 +29,9 @@ def Kernel_CpuScheduleAttr : AttrDef<Kernel_Dialect, "CpuSchedule"> {
     - `tile_m`, `tile_n`, `tile_k`: contraction cache blocks;
       `reg_m`, `reg_n`, `reg_k`: its register tile (rows, lanes, K unroll).
     - `pack_row_bytes`, `pack_a_row_bytes`: pack B micro-panels (A blocks)
-      whose rows are at least this many bytes apart; 0 never packs.
+      whose rows are at least this many bytes apart; 0 never packs. Whole
+      B panels whose rows are closer but not a whole number of cache lines
+      apart are packed too (their loads would straddle lines).
       `pack_min_reuse`, `pack_a_min_reuse`: pack them only when at least this
       many register tiles read the copy (B panel: along M; A block: along
       N), since a copy read once costs more than it saves.

@@ -296,6 +296,33 @@ func.func @unpacked_b(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: memref<2
 
 // -----
 
+// B rows 49 floats apart (a 1x1 convolution's pixels at 7x7): under
+// pack_row_bytes, but not whole cache lines apart, so the whole-width
+// panels are packed (32 columns, then 16 as an op of their own under
+// tile_n 32); the one-column tail reads B in place.
+// CHECK-LABEL: func.func @misaligned_b
+//       CHECK: memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
+//       CHECK: memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
+//   CHECK-NOT: memref.alloca
+//       CHECK: return
+func.func @misaligned_b(%a: memref<24x16xf32>, %b: memref<16x49xf32>, %c: memref<24x49xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x49xf32>) outs(%c : memref<24x49xf32>) loc("misaligned_b")
+  return
+}
+
+// -----
+
+// Rows a whole number of cache lines apart stay in place.
+// CHECK-LABEL: func.func @aligned_b
+//   CHECK-NOT: memref.alloca
+//       CHECK: return
+func.func @aligned_b(%a: memref<24x16xf32>, %b: memref<16x48xf32>, %c: memref<24x48xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xf32>, memref<16x48xf32>) outs(%c : memref<24x48xf32>) loc("aligned_b")
+  return
+}
+
+// -----
+
 // A schedule's pack_row_bytes overrides the pass option: 256-byte rows are
 // packed at 256, and the 8 KiB rows of @packed_b are not at 0.
 // CHECK-LABEL: func.func @scheduled_packing
