@@ -156,6 +156,10 @@ static cl::alias verboseLong("verbose", cl::aliasopt(verbose),
 static cl::opt<bool>
     remarks("remarks", cl::sub(compileSub),
             cl::desc("Name every op that takes a slow path, and why"));
+static cl::opt<bool> verifyEach(
+    "verify-each", cl::sub(compileSub),
+    cl::desc("Verify the IR after every pass (slower; names the pass that "
+             "made an invalid op)"));
 static cl::opt<bool>
     profile("profile", cl::sub(compileSub),
             cl::desc("Time every kernel at run time (see `kiln profile`)"));
@@ -457,6 +461,7 @@ static int runCompile() {
   options.codegenThreads = codegenThreads;
   options.dumpIR = dumpIR;
   options.remarks = remarks;
+  options.verifyEach = verifyEach;
   options.targetOptions.profile = profile;
   options.externalWeights = weightsPlace == WeightsPlace::External;
   options.verbose = verbose;

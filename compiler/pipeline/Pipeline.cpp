@@ -144,14 +144,15 @@ static std::string dynamicInputHint(ModuleOp module) {
 
 static llvm::Error runPasses(ModuleOp module, OpPassManager &pipeline,
                              llvm::StringRef stage, bool dump,
-                             bool remarks = false, bool verbose = false) {
+                             bool remarks = false, bool verbose = false,
+                             bool verifyEach = false) {
   PhaseTimer timer(verbose, stage);
   PassManager pm(module.getContext());
   static_cast<OpPassManager &>(pm) = pipeline;
   // The IR is verified once after the stage, not after each of its passes:
   // verifying a large model's function after every pass took a sixth of
-  // DenseNet-121's compile time.
-  pm.enableVerifier(false);
+  // DenseNet-121's compile time. --verify-each turns it back on.
+  pm.enableVerifier(verifyEach);
   if (dump)
     module->print(llvm::errs() << "// ---- before " << stage << "\n");
   FirstErrorHandler errors(module.getContext(), remarks);
@@ -252,7 +253,8 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
   if (options.targetOptions.profile)
     graphPm.addPass(createAnnotateProfile());
   if (auto err = runPasses(module, graphPm, "graph optimization",
-                           options.dumpIR, options.remarks, options.verbose))
+                           options.dumpIR, options.remarks, options.verbose,
+                           options.verifyEach))
     return std::move(err);
   auto sig = extractModelSignature(entry);
   if (!sig)
@@ -266,7 +268,8 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
   OpPassManager linalgPm("builtin.module");
   linalgPm.addPass(createConvertGraphToLinalg());
   if (auto err = runPasses(module, linalgPm, "lowering to linalg",
-                           options.dumpIR, false, options.verbose))
+                           options.dumpIR, false, options.verbose,
+                           options.verifyEach))
     return std::move(err);
   // Outputs whose extents the inputs do not give are allocated by the run.
   runTimeOutputs = checkOutputTies(entry, *sig);
@@ -296,7 +299,8 @@ static llvm::Error lowerToLLVMDialect(ModuleOp module,
   OpPassManager destinationPm("builtin.module");
   destinationPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
   if (auto err = runPasses(module, destinationPm, "lowering to linalg",
-                           options.dumpIR, false, options.verbose))
+                           options.dumpIR, false, options.verbose,
+                           options.verifyEach))
     return err;
   DialectRegistry targetDialects;
   target.appendDialectRegistry(targetDialects);
@@ -304,7 +308,7 @@ static llvm::Error lowerToLLVMDialect(ModuleOp module,
   OpPassManager targetPm("builtin.module");
   target.buildLoweringPipeline(targetPm, options.targetOptions);
   return runPasses(module, targetPm, "code generation", options.dumpIR,
-                   options.remarks, options.verbose);
+                   options.remarks, options.verbose, options.verifyEach);
 }
 
 /// A specialization: `module` lowered like the generic one, its outputs

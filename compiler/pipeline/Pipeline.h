@@ -37,6 +37,9 @@ struct CompileOptions {
   /// Print a remark for each op that takes a slow path (scalar loops, a
   /// fallback), with its node and the reason.
   bool remarks = false;
+  /// Verify the IR after every pass instead of once per stage: slower, but
+  /// an invalid op is named with the pass that made it.
+  bool verifyEach = false;
   /// Write the weights to a file beside the library (`<output>.weights`,
   /// mapped by kiln_rt at load time) instead of into it.
   bool externalWeights = false;
