@@ -252,9 +252,9 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
                      options.targetOptions.precision);
   if (options.targetOptions.profile)
     graphPm.addPass(createAnnotateProfile());
-  if (auto err = runPasses(module, graphPm, "graph optimization",
-                           options.dumpIR, options.remarks, options.verbose,
-                           options.verifyEach))
+  if (auto err =
+          runPasses(module, graphPm, "graph optimization", options.dumpIR,
+                    options.remarks, options.verbose, options.verifyEach))
     return std::move(err);
   auto sig = extractModelSignature(entry);
   if (!sig)
@@ -267,9 +267,9 @@ lowerToLinalg(ModuleOp module, const CompileOptions &options,
 
   OpPassManager linalgPm("builtin.module");
   linalgPm.addPass(createConvertGraphToLinalg());
-  if (auto err = runPasses(module, linalgPm, "lowering to linalg",
-                           options.dumpIR, false, options.verbose,
-                           options.verifyEach))
+  if (auto err =
+          runPasses(module, linalgPm, "lowering to linalg", options.dumpIR,
+                    false, options.verbose, options.verifyEach))
     return std::move(err);
   // Outputs whose extents the inputs do not give are allocated by the run.
   runTimeOutputs = checkOutputTies(entry, *sig);
@@ -298,9 +298,9 @@ static llvm::Error lowerToLLVMDialect(ModuleOp module,
                   DenseI64ArrayAttr::get(module.getContext(), runTimeOutputs));
   OpPassManager destinationPm("builtin.module");
   destinationPm.addNestedPass<func::FuncOp>(createOutputsToDestinations());
-  if (auto err = runPasses(module, destinationPm, "lowering to linalg",
-                           options.dumpIR, false, options.verbose,
-                           options.verifyEach))
+  if (auto err =
+          runPasses(module, destinationPm, "lowering to linalg", options.dumpIR,
+                    false, options.verbose, options.verifyEach))
     return err;
   DialectRegistry targetDialects;
   target.appendDialectRegistry(targetDialects);
