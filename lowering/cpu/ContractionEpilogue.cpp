@@ -583,8 +583,25 @@ LogicalResult cpu::fuseContractionEpilogue(
       int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
       auto prefetch = [&](OpBuilder &b, Location bl) {
         if (!epilogue) {
-          prefetchTile(b, bl, a.write.getBase(), a.write.getIndices()[0],
-                       a.write.getIndices()[1], rows, cols, true);
+          // C's place as the write after the K loop takes it; constant
+          // indices defined after the loop (a tile at [0, 0] of its block)
+          // are made again here.
+          SmallVector<Value> where;
+          for (Value v : llvm::concat<Value>(ValueRange{a.write.getBase()},
+                                             a.write.getIndices())) {
+            if (std::optional<int64_t> c = getConstantIntValue(v)) {
+              where.push_back(arith::ConstantIndexOp::create(b, bl, *c));
+              continue;
+            }
+            Operation *def = v.getDefiningOp();
+            if (def && !(def->getBlock() == a.read->getBlock()
+                             ? def->isBeforeInBlock(a.read)
+                             : def->getParentRegion()->isProperAncestor(
+                                   a.read->getParentRegion())))
+              return;
+            where.push_back(v);
+          }
+          prefetchTile(b, bl, where[0], where[1], where[2], rows, cols, true);
           return;
         }
         Value m = getValueOrCreateConstantIndexOp(b, bl, at[0]);
