@@ -1,5 +1,4 @@
-//===- ContractionPacking.h - Packed panels of the contraction kernel -*- C++
-//-*-===//
+//===- ContractionPacking.h - Packed contraction panels ------*- C++ -*-===//
 //
 // The contraction kernel's cache and register tiles, and the copies of B
 // micro-panels and A blocks into contiguous stack buffers that its register
