@@ -131,6 +131,53 @@ ElementsAttr createFloatConstantAttr(RankedTensorType type,
   return createConstantAttr(type, bytes, nameHint);
 }
 
+void forEachStridedIndex(
+    ArrayRef<int64_t> shape, ArrayRef<SmallVector<int64_t>> strides,
+    ArrayRef<int64_t> offsets,
+    llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
+  int64_t rank = shape.size(), n = strides.size();
+  int64_t total = ShapedType::getNumElements(shape);
+  SmallVector<int64_t> coord(rank, 0), index(n, 0);
+  if (!offsets.empty())
+    index.assign(offsets.begin(), offsets.end());
+  for (int64_t linear = 0; linear < total; ++linear) {
+    fn(linear, index);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      for (int64_t k = 0; k < n; ++k)
+        index[k] += strides[k][d];
+      if (++coord[d] < shape[d])
+        break;
+      for (int64_t k = 0; k < n; ++k)
+        index[k] -= strides[k][d] * shape[d];
+      coord[d] = 0;
+    }
+  }
+}
+
+void forEachIndex(ArrayRef<int64_t> shape, ArrayRef<RankedTensorType> inputs,
+                  ArrayRef<int64_t> perm,
+                  llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
+  int64_t rank = shape.size(), n = inputs.size();
+  // strides[k][d]: step of input k's index when output dim d advances.
+  SmallVector<SmallVector<int64_t>> strides(n, SmallVector<int64_t>(rank, 0));
+  for (int64_t k = 0; k < n; ++k) {
+    ArrayRef<int64_t> in = inputs[k].getShape();
+    SmallVector<int64_t> inStrides(in.size());
+    for (int64_t d = in.size() - 1, s = 1; d >= 0; --d) {
+      inStrides[d] = s;
+      s *= in[d];
+    }
+    if (!perm.empty()) {
+      for (int64_t d = 0; d < rank; ++d)
+        strides[k][d] = inStrides[perm[d]];
+      continue;
+    }
+    for (int64_t d = 0, off = rank - in.size(); d < (int64_t)in.size(); ++d)
+      strides[k][d + off] = in[d] == 1 ? 0 : inStrides[d];
+  }
+  forEachStridedIndex(shape, strides, {}, fn);
+}
+
 std::string deriveBlobName(ElementsAttr from, StringRef suffix) {
   auto res = dyn_cast_if_present<DenseResourceElementsAttr>(from);
   if (!res)

@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 #include <vector>
@@ -60,6 +62,23 @@ mlir::ElementsAttr createConstantAttr(mlir::RankedTensorType type,
 mlir::ElementsAttr createFloatConstantAttr(mlir::RankedTensorType type,
                                            llvm::ArrayRef<double> values,
                                            llvm::StringRef nameHint);
+
+/// Calls `fn(out, in)` for every element of `shape` in row-major order, `in`
+/// holding one linear index per input: offsets[k] plus, for each output dim
+/// d, its coordinate times strides[k][d].
+void forEachStridedIndex(
+    llvm::ArrayRef<int64_t> shape,
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> strides,
+    llvm::ArrayRef<int64_t> offsets,
+    llvm::function_ref<void(int64_t, llvm::ArrayRef<int64_t>)> fn);
+
+/// As above, `in` being the linear index into each of `inputs` after
+/// broadcasting (size-1 or missing leading dims repeat) or, with `perm`,
+/// transposition (output dim d reads input dim perm[d]).
+void forEachIndex(
+    llvm::ArrayRef<int64_t> shape,
+    llvm::ArrayRef<mlir::RankedTensorType> inputs, llvm::ArrayRef<int64_t> perm,
+    llvm::function_ref<void(int64_t, llvm::ArrayRef<int64_t>)> fn);
 
 /// A resource blob name hint derived from the attribute a value was computed
 /// from, so folded weights stay recognisable in dumps.

@@ -7,8 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/ConstantData.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/graph/ShapeInference.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -30,30 +33,6 @@ static RankedTensorType staticResult(Type t) {
              : RankedTensorType();
 }
 
-/// The linear index into an operand of type `t` (right-aligned, size-1 dims
-/// broadcast) of the element at `coords` of the result.
-static int64_t broadcastIndex(RankedTensorType t, ArrayRef<int64_t> coords) {
-  int64_t idx = 0, stride = 1, offset = coords.size() - t.getRank();
-  for (int64_t d = t.getRank() - 1; d >= 0; --d) {
-    idx += (t.getDimSize(d) == 1 ? 0 : coords[d + offset]) * stride;
-    stride *= t.getDimSize(d);
-  }
-  return idx;
-}
-
-/// Calls `fn(coords)` for each element of `type`, in order.
-template <typename Fn> static void forEachCoord(RankedTensorType type, Fn fn) {
-  SmallVector<int64_t> coords(type.getRank(), 0);
-  for (int64_t linear = 0; linear < type.getNumElements(); ++linear) {
-    int64_t rem = linear;
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      coords[d] = rem % type.getDimSize(d);
-      rem /= type.getDimSize(d);
-    }
-    fn(ArrayRef<int64_t>(coords));
-  }
-}
-
 /// Integer elementwise op on constants, with ONNX broadcasting; `fn` may
 /// return a result of another width (comparisons return i1).
 template <typename Fn>
@@ -68,15 +47,15 @@ static OpFoldResult foldIntBinary(Type resultType, Attribute lhs, Attribute rhs,
   SmallVector<APInt> av(a.getValues<APInt>()), bv(b.getValues<APInt>());
   SmallVector<APInt> out;
   bool ok = true;
-  forEachCoord(type, [&](ArrayRef<int64_t> c) {
-    if (!ok)
-      return;
-    std::optional<APInt> r =
-        fn(av[broadcastIndex(at, c)], bv[broadcastIndex(bt, c)]);
-    ok = r.has_value();
-    if (ok)
-      out.push_back(*r);
-  });
+  kiln::forEachIndex(type.getShape(), {at, bt}, {},
+                     [&](int64_t, ArrayRef<int64_t> in) {
+                       if (!ok)
+                         return;
+                       std::optional<APInt> r = fn(av[in[0]], bv[in[1]]);
+                       ok = r.has_value();
+                       if (ok)
+                         out.push_back(*r);
+                     });
   if (!ok)
     return {};
   return DenseElementsAttr::get(type, out);
@@ -136,16 +115,16 @@ OpFoldResult WhereOp::fold(FoldAdaptor a) {
   if (!cond || !x || !y || !type || x.getNumElements() > kMaxFoldElements ||
       y.getNumElements() > kMaxFoldElements)
     return {};
-  auto ct = cast<RankedTensorType>(cond.getType());
-  auto xt = cast<RankedTensorType>(x.getType());
-  auto yt = cast<RankedTensorType>(y.getType());
   SmallVector<bool> cv(cond.getValues<bool>());
   SmallVector<Attribute> xv(x.getValues<Attribute>()),
       yv(y.getValues<Attribute>()), out;
-  forEachCoord(type, [&](ArrayRef<int64_t> c) {
-    out.push_back(cv[broadcastIndex(ct, c)] ? xv[broadcastIndex(xt, c)]
-                                            : yv[broadcastIndex(yt, c)]);
-  });
+  kiln::forEachIndex(type.getShape(),
+                     {cast<RankedTensorType>(cond.getType()),
+                      cast<RankedTensorType>(x.getType()),
+                      cast<RankedTensorType>(y.getType())},
+                     {}, [&](int64_t, ArrayRef<int64_t> in) {
+                       out.push_back(cv[in[0]] ? xv[in[1]] : yv[in[2]]);
+                     });
   return DenseElementsAttr::get(type, out);
 }
 
@@ -178,22 +157,13 @@ OpFoldResult ConcatOp::fold(FoldAdaptor a) {
   return DenseElementsAttr::get(type, elems);
 }
 
-/// Row-major strides of `shape`.
-static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-/// Builds a constant of `type` whose element at each index reads `in` at
-/// `source(coords)` (a linear index into `in`).
-template <typename Fn>
+/// A constant of `type` whose element at each index is `data`'s element at
+/// the linear index `forEach` gives for it.
+template <typename ForEach>
 static OpFoldResult gatherElements(RankedTensorType type,
-                                   DenseElementsAttr data, Fn source) {
+                                   DenseElementsAttr data, ForEach forEach) {
   SmallVector<Attribute> in(data.getValues<Attribute>()), elems;
-  forEachCoord(type,
-               [&](ArrayRef<int64_t> c) { elems.push_back(in[source(c)]); });
+  forEach([&](int64_t, ArrayRef<int64_t> idx) { elems.push_back(in[idx[0]]); });
   return DenseElementsAttr::get(type, elems);
 }
 
@@ -205,13 +175,18 @@ OpFoldResult SliceOp::fold(FoldAdaptor a) {
   auto bounds = computeSliceBounds(std::nullopt, SliceOp::Adaptor(*this));
   if (failed(bounds) || bounds->starts.size() != size_t(type.getRank()))
     return {};
-  SmallVector<int64_t> strides =
-      stridesOf(cast<RankedTensorType>(data.getType()).getShape());
-  return gatherElements(type, data, [&](ArrayRef<int64_t> c) {
-    int64_t idx = 0;
-    for (auto [d, x] : llvm::enumerate(c))
-      idx += (bounds->starts[d] + x * bounds->steps[d]) * strides[d];
-    return idx;
+  // Output dim d steps through the input by steps[d] rows of dim d.
+  SmallVector<int64_t> inStrides =
+      computeStrides(cast<RankedTensorType>(data.getType()).getShape());
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  for (auto [start, step, stride] :
+       llvm::zip(bounds->starts, bounds->steps, inStrides)) {
+    strides.push_back(step * stride);
+    offset += start * stride;
+  }
+  return gatherElements(type, data, [&](auto fn) {
+    kiln::forEachStridedIndex(type.getShape(), {strides}, {offset}, fn);
   });
 }
 
@@ -231,13 +206,9 @@ OpFoldResult TransposeOp::fold(FoldAdaptor a) {
       perm.push_back(d);
   if (int64_t(perm.size()) != rank)
     return {};
-  SmallVector<int64_t> strides =
-      stridesOf(cast<RankedTensorType>(data.getType()).getShape());
-  return gatherElements(type, data, [&](ArrayRef<int64_t> c) {
-    int64_t idx = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      idx += c[d] * strides[perm[d]];
-    return idx;
+  return gatherElements(type, data, [&](auto fn) {
+    kiln::forEachIndex(type.getShape(),
+                       {cast<RankedTensorType>(data.getType())}, perm, fn);
   });
 }
 

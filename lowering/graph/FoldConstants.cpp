@@ -61,48 +61,6 @@ static std::string blobNameFor(Value input) {
   return deriveBlobName(attr, "folded");
 }
 
-/// Calls `fn(out, in)` for every element of `shape` in row-major order, `in`
-/// being the linear index into each of `inputs` after broadcasting (size-1 or
-/// missing leading dims repeat) or, with `perm`, transposition (output dim d
-/// reads input dim perm[d]).
-static void
-forEachIndex(ArrayRef<int64_t> shape, ArrayRef<RankedTensorType> inputs,
-             ArrayRef<int64_t> perm,
-             llvm::function_ref<void(int64_t, ArrayRef<int64_t>)> fn) {
-  int64_t rank = shape.size(), n = inputs.size();
-  // strides[k][d]: step of input k's index when output dim d advances.
-  SmallVector<SmallVector<int64_t>> strides(n, SmallVector<int64_t>(rank, 0));
-  for (int64_t k = 0; k < n; ++k) {
-    ArrayRef<int64_t> in = inputs[k].getShape();
-    SmallVector<int64_t> inStrides(in.size());
-    for (int64_t d = in.size() - 1, s = 1; d >= 0; --d) {
-      inStrides[d] = s;
-      s *= in[d];
-    }
-    if (!perm.empty()) {
-      for (int64_t d = 0; d < rank; ++d)
-        strides[k][d] = inStrides[perm[d]];
-      continue;
-    }
-    for (int64_t d = 0, off = rank - in.size(); d < (int64_t)in.size(); ++d)
-      strides[k][d + off] = in[d] == 1 ? 0 : inStrides[d];
-  }
-  int64_t total = ShapedType::getNumElements(shape);
-  SmallVector<int64_t> coord(rank, 0), index(n, 0);
-  for (int64_t linear = 0; linear < total; ++linear) {
-    fn(linear, index);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      for (int64_t k = 0; k < n; ++k)
-        index[k] += strides[k][d];
-      if (++coord[d] < shape[d])
-        break;
-      for (int64_t k = 0; k < n; ++k)
-        index[k] -= strides[k][d] * shape[d];
-      coord[d] = 0;
-    }
-  }
-}
-
 /// Float elementwise op on constants; operand element types may differ (Pow's
 /// exponent, Cast's input), the result's must be a float.
 static FailureOr<ElementsAttr>
