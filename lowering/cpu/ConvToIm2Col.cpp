@@ -25,16 +25,7 @@ namespace kiln {
 
 using namespace kiln::cpu;
 
-namespace {
-
-/// Static shape of an NCHW convolution rewritten through im2col.
-struct ConvShape {
-  int64_t n, f, c, kh, kw, oh, ow;
-  SmallVector<int64_t> strides, dilations;
-  Type elt;
-};
-
-FailureOr<ConvShape> getConvShape(linalg::Conv2DNchwFchwOp conv) {
+FailureOr<ConvShape> cpu::getConvShape(linalg::Conv2DNchwFchwOp conv) {
   auto xt = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wt = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto ot = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
@@ -57,11 +48,8 @@ FailureOr<ConvShape> getConvShape(linalg::Conv2DNchwFchwOp conv) {
   return s;
 }
 
-/// cols[n, c, kh, kw, oh, ow] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] into
-/// `dest` (n x c x kh x kw x oh x ow). The innermost loop walks an input row
-/// with no division or remainder per element.
-Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
-                  Value dest) {
+Value cpu::buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
+                       Value dest) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> d(6);
   bindDimsList(ctx, MutableArrayRef<AffineExpr>(d));
@@ -81,8 +69,6 @@ Value buildGather(OpBuilder &b, Location loc, const ConvShape &s, Value x,
              })
       .getResult(0);
 }
-
-} // namespace
 
 bool cpu::isPointwiseConv(linalg::Conv2DNchwFchwOp conv) {
   auto x = cast<ShapedType>(conv.getInputs()[0].getType());
@@ -501,80 +487,6 @@ cpu::rewriteConvInBlockedIm2Col(RewriterBase &rewriter,
   return contraction;
 }
 
-FailureOr<SmallVector<Operation *>>
-cpu::rewriteGroupedConvInIm2Col(RewriterBase &rewriter,
-                                linalg::Conv2DNgchwGfchwOp conv) {
-  auto in = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
-  auto w = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto out = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  if (!in || !w || !out || !in.hasStaticShape() || !w.hasStaticShape() ||
-      !out.hasStaticShape() || !isa<FloatType>(out.getElementType()))
-    return rewriter.notifyMatchFailure(conv, "needs static float tensors");
-  // in [N, G, Cg, H, W], w [G, Fg, Cg, KH, KW], out [N, G, Fg, OH, OW].
-  // One loop over the groups, each iteration one convolution in im2col
-  // form, rather than a copy per group: models with hundreds of groups per
-  // layer compiled for minutes. The groups are independent, so the loop is
-  // a forall and they run on threads.
-  Location loc = conv.getLoc();
-  SavedSchedule saved = saveSchedule(conv);
-  Value dest = conv.getOutputs()[0];
-  int64_t groups = in.getDimSize(1);
-  Operation *contraction = nullptr;
-  struct Slice {
-    Value value;
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-  };
-  auto forall = scf::ForallOp::create(
-      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(groups)},
-      ValueRange{dest}, std::nullopt,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        Value g = args[0], acc = args[1];
-        // Group `g` of `v`, its group dim `d` dropped.
-        auto slice = [&](Value v, unsigned d) {
-          auto type = cast<RankedTensorType>(v.getType());
-          Slice s;
-          SmallVector<int64_t> reduced;
-          for (auto [i, n] : llvm::enumerate(type.getShape())) {
-            s.offsets.push_back(i == d ? OpFoldResult(g) : b.getIndexAttr(0));
-            s.sizes.push_back(b.getIndexAttr(i == d ? 1 : n));
-            s.strides.push_back(b.getIndexAttr(1));
-            if (i != d)
-              reduced.push_back(n);
-          }
-          s.value = tensor::ExtractSliceOp::create(
-              b, l, type.clone(reduced), v, s.offsets, s.sizes, s.strides);
-          return s;
-        };
-        Slice x = slice(conv.getInputs()[0], 1);
-        Slice wg = slice(conv.getInputs()[1], 0);
-        Slice accg = slice(acc, 1);
-        auto group = linalg::Conv2DNchwFchwOp::create(
-            b, l, TypeRange{accg.value.getType()},
-            ValueRange{x.value, wg.value}, ValueRange{accg.value},
-            conv.getStrides(), conv.getDilations());
-        restoreSchedule(saved, group);
-        auto inParallel = scf::InParallelOp::create(b, l);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(b, l, group.getResult(0), acc,
-                                                accg.offsets, accg.sizes,
-                                                accg.strides);
-        }
-        // A group whose im2col does not apply stays a direct convolution.
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPoint(group);
-        FailureOr<Operation *> rewritten = rewriteConvInIm2Col(rewriter, group);
-        if (succeeded(rewritten))
-          contraction = *rewritten;
-      });
-  rewriter.replaceOp(conv, forall.getResult(0));
-  SmallVector<Operation *> contractions;
-  if (contraction)
-    contractions.push_back(contraction);
-  return contractions;
-}
-
 FailureOr<Operation *>
 cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
                        kernel::CpuScheduleAttr schedule) {
@@ -600,8 +512,9 @@ cpu::applyConvSchedule(RewriterBase &rewriter, Operation *op,
     return result;
   };
   if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op)) {
-    FailureOr<SmallVector<Operation *>> groups =
-        rewriteGroupedConvInIm2Col(rewriter, grouped);
+    FailureOr<SmallVector<Operation *>> groups = rewriteGroupedConvInIm2Col(
+        rewriter, grouped,
+        schedule.getStrategy() == "im2col_transposed" ? schedule.getRegN() : 0);
     if (failed(groups))
       return failure();
     // Replaced either way; a group whose im2col did not apply stays a

@@ -35,6 +35,34 @@ Value perChannelInit(Value out) {
   return bcast.getInput();
 }
 
+/// The per-channel vector a batch-1 grouped convolution's output ([1, G,
+/// Fg, OH, OW], an expanded [1, F, ...] tensor) starts from, if it is one: a
+/// broadcast over the image, or the generic that copies a [F] vector along
+/// the pixels (elementwise dims collapsed: [1, F, OH * OW]).
+Value perChannelInitGrouped(Value out) {
+  auto expand = out.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand)
+    return {};
+  if (Value bias = perChannelInit(expand.getSrc()))
+    return bias;
+  auto generic = expand.getSrc().getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      generic.getNumLoops() < 2)
+    return {};
+  Value in = generic.getDpsInputs()[0];
+  auto inType = dyn_cast<RankedTensorType>(in.getType());
+  AffineMap inMap = generic.getIndexingMapsArray()[0];
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  if (!inType || inType.getRank() != 1 || inMap.getNumResults() != 1 ||
+      inMap.getResult(0) != getAffineDimExpr(1, generic.getContext()) ||
+      !generic.getIndexingMapsArray()[1].isIdentity() ||
+      yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != generic.getBody()->getArgument(0))
+    return {};
+  return in;
+}
+
 /// Whether `out` is a zero fill.
 bool isZeroFill(Value out) {
   auto fill = out.getDefiningOp<linalg::FillOp>();
@@ -95,13 +123,14 @@ void fuseWithElementwiseUser(RewriterBase &rewriter, Value v) {
 std::pair<Operation *, Value>
 cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
                           const ConstantData &w, int64_t f, int64_t panel,
-                          Value bias) {
+                          Value bias, int64_t groups) {
   MLIRContext *ctx = b.getContext();
   auto colsType = cast<RankedTensorType>(cols.getType());
   Type elt = colsType.getElementType();
-  int64_t k = colsType.getDimSize(0), p = colsType.getDimSize(1);
-  if (panel <= 0 || f % panel != 0)
-    panel = f;
+  int64_t k = colsType.getDimSize(0) / groups, p = colsType.getDimSize(1);
+  int64_t groupChannels = f / groups;
+  if (panel <= 0 || groupChannels % panel != 0)
+    panel = groupChannels;
   int64_t panels = f / panel;
   // wt[j][kk][c] = w[j * panel + c][kk].
   std::vector<double> wt(k * f);
@@ -131,6 +160,18 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
         Value j = args[0], acc = args[1];
         Value col = affine::AffineApplyOp::create(
             nb, l, AffineMap::get(1, 0, dm * panel), j);
+        // A grouped product reads its group's rows of the columns.
+        Value a = cols;
+        if (groups > 1) {
+          Value row = affine::AffineApplyOp::create(
+              nb, l,
+              AffineMap::get(1, 0, dm.floorDiv(groupChannels / panel) * k), j);
+          a = tensor::ExtractSliceOp::create(
+              nb, l, RankedTensorType::get({k, p}, elt), cols,
+              SmallVector<OpFoldResult>{row, index(0)},
+              SmallVector<OpFoldResult>{index(k), index(p)},
+              SmallVector<OpFoldResult>(2, index(1)));
+        }
         Value weights = tensor::ExtractSliceOp::create(
             nb, l, RankedTensorType::get({k, panel}, elt), wtConst,
             SmallVector<OpFoldResult>{j, index(0), index(0)},
@@ -155,7 +196,7 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
                        ->getResult(0)
                  : linalg::FillOp::create(nb, l, zero, slot).getResult(0);
         product = linalg::MatmulOp::create(
-            nb, l, TypeRange{init.getType()}, ValueRange{cols, weights},
+            nb, l, TypeRange{init.getType()}, ValueRange{a, weights},
             ValueRange{init},
             ArrayRef<NamedAttribute>{nb.getNamedAttr("indexing_maps", maps)});
         auto inParallel = scf::InParallelOp::create(nb, l);
@@ -210,6 +251,43 @@ Operation *cpu::replaceConvByPixelRows(RewriterBase &rewriter,
           .getResult(0);
   rewriter.replaceOp(
       conv, tensor::ExpandShapeOp::create(rewriter, loc, ot, sum, outRe));
+  return product;
+}
+
+Operation *cpu::replaceGroupedConvByPixelRows(RewriterBase &rewriter,
+                                              linalg::Conv2DNgchwGfchwOp conv,
+                                              Value cols, const ConstantData &w,
+                                              int64_t panel) {
+  // out [1, G, Fg, OH, OW], an expanded [1, F, OH, OW] bias broadcast or a
+  // zero fill.
+  Value out = conv.getOutputs()[0];
+  auto ot5 = cast<RankedTensorType>(out.getType());
+  int64_t groups = ot5.getDimSize(1);
+  auto ot = RankedTensorType::get(
+      {1, groups * ot5.getDimSize(2), ot5.getDimSize(3), ot5.getDimSize(4)},
+      ot5.getElementType());
+  Value bias = perChannelInitGrouped(out);
+  if (!bias && !isZeroFill(out))
+    return nullptr;
+  Location loc = conv.getLoc();
+  auto [product, transposed] = buildPixelRowProduct(
+      rewriter, loc, cols, w, ot.getDimSize(1), panel, bias, groups);
+  inheritSchedule(conv, product);
+  Value result = transposeInto(rewriter, loc, transposed, ot);
+  SmallVector<ReassociationIndices> re = {{0}, {1, 2}, {3}, {4}};
+  Value expanded =
+      tensor::ExpandShapeOp::create(rewriter, loc, ot5, result, re);
+  // The grouped result is read through a collapse back to [1, F, OH, OW]:
+  // those read the transpose directly, so that it fuses with the
+  // elementwise op after it.
+  for (OpOperand &use : llvm::make_early_inc_range(conv->getUses()))
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner()))
+      if (collapse.getType() == ot && collapse.getReassociationIndices() == re)
+        rewriter.replaceOp(collapse, result);
+  rewriter.replaceOp(conv, expanded);
+  if (expanded.use_empty())
+    rewriter.eraseOp(expanded.getDefiningOp());
+  fuseWithElementwiseUser(rewriter, result);
   return product;
 }
 

@@ -38,12 +38,15 @@ ArrayRef<StringRef> getStrategiesFor(StringRef kind) {
       "im2col",      "blocked_im2col", "im2col_transposed",
       "winograd_f4", "winograd_f2",    "direct"};
   static const StringRef im2col[] = {"im2col", "direct"};
+  static const StringRef grouped[] = {"im2col", "im2col_transposed", "direct"};
   static const StringRef depthwise[] = {"depthwise", "direct"};
   static const StringRef contraction[] = {"contraction", "packed_weights",
                                           "scalar"};
   if (kind == "conv")
     return conv;
-  if (kind == "conv_nhwc" || kind == "conv_grouped")
+  if (kind == "conv_grouped")
+    return grouped;
+  if (kind == "conv_nhwc")
     return im2col;
   if (kind == "depthwise")
     return depthwise;

@@ -39,6 +39,20 @@ using ScheduleControlFn =
 /// im2col matrix as it is.
 bool isPointwiseConv(mlir::linalg::Conv2DNchwFchwOp conv);
 
+/// Static shape of an NCHW convolution rewritten through im2col.
+struct ConvShape {
+  int64_t n, f, c, kh, kw, oh, ow;
+  llvm::SmallVector<int64_t> strides, dilations;
+  mlir::Type elt;
+};
+mlir::FailureOr<ConvShape> getConvShape(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// cols[n, c, kh, kw, oh, ow] = x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] into
+/// `dest` (n x c x kh x kw x oh x ow). The innermost loop walks an input row
+/// with no division or remainder per element.
+mlir::Value buildGather(mlir::OpBuilder &b, mlir::Location loc,
+                        const ConvShape &s, mlir::Value x, mlir::Value dest);
+
 /// Rewrites a static NCHW convolution on tensors as an im2col gather (none
 /// for a 1x1, unit-stride convolution) and a contraction; returns the
 /// contraction, which inherits the convolution's schedule. With
@@ -56,11 +70,13 @@ rewriteConvInIm2Col(mlir::RewriterBase &rewriter,
 /// compile time into `panel`-channel panels ([F / panel, K, panel], each
 /// contiguous), one product per panel on threads, when `panel` divides F.
 /// Returns the (first) product and its [P, F] result. Its tiles start
-/// from `bias` (one value per channel) where given, else from zero.
+/// from `bias` (one value per channel) where given, else from zero. With
+/// `groups` > 1, `w` is [F, K / groups] and a panel of group g's channels
+/// reads g's rows of `cols` (`panel` must divide F / groups).
 std::pair<mlir::Operation *, mlir::Value>
 buildPixelRowProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cols,
                      const ConstantData &w, int64_t f, int64_t panel,
-                     mlir::Value bias = {});
+                     mlir::Value bias = {}, int64_t groups = 1);
 
 /// Replaces the batch-1 f32 convolution `conv`, whose gathered columns are
 /// `cols` [K, P] and constant filter `w`, by its pixel-row product. An
@@ -98,9 +114,23 @@ rewriteConvInBlockedIm2Col(mlir::RewriterBase &rewriter,
 /// im2col did not apply). As one op with a group batch dim the contraction
 /// had no register kernel (6 GFLOP/s for 32 groups of 8 channels); one copy
 /// per group compiled for minutes at hundreds of groups.
+/// With `pixelRows` > 0 (the im2col_transposed schedule: batch 1, f32,
+/// constant filter, a bias or zero init, `pixelRows` dividing each group's
+/// channels), one gather of all channels and one pixel-row product per
+/// panel of a group's channels instead (GroupedConv.cpp).
 mlir::FailureOr<llvm::SmallVector<mlir::Operation *>>
 rewriteGroupedConvInIm2Col(mlir::RewriterBase &rewriter,
-                           mlir::linalg::Conv2DNgchwGfchwOp conv);
+                           mlir::linalg::Conv2DNgchwGfchwOp conv,
+                           int64_t pixelRows = 0);
+
+/// Replaces the batch-1 f32 grouped convolution `conv`, whose gathered
+/// columns of all groups are `cols` [G * K, P] and constant filter `w`
+/// ([F, K]), by its pixel-row product; its output must start from a
+/// per-channel bias or zero. Returns the (first) product, or null where the
+/// output does not.
+mlir::Operation *replaceGroupedConvByPixelRows(
+    mlir::RewriterBase &rewriter, mlir::linalg::Conv2DNgchwGfchwOp conv,
+    mlir::Value cols, const ConstantData &w, int64_t panel);
 
 /// Whether Winograd F(m x m, 3 x 3) applies to `conv`: static f32, 3x3,
 /// unit strides and dilations, constant filter (WinogradConv.cpp).

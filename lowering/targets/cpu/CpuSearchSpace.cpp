@@ -147,6 +147,8 @@ SearchSpace CpuTargetBackend::getSearchSpace(const TunableOp &op,
                                                    "im2col_transposed"}
         : op.kind == "contraction"
             ? std::vector<StringRef>{"contraction", "packed_weights"}
+        : op.kind == "conv_grouped"
+            ? std::vector<StringRef>{"im2col", "im2col_transposed"}
             : std::vector<StringRef>{"im2col"};
     // Winograd for 3x3 filters (loops n, f, oh, ow, c, kh, kw); a candidate
     // whose convolution it does not fit (strides, a filter known at run

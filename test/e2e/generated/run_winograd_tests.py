@@ -14,7 +14,11 @@ with every one of those strategies forced through a schedule file, for the host 
 widths), so that every path meets every shape: output sizes that are and are not
 multiples of the tile, a batch of two, asymmetric pads, channel counts that do not fill
 a panel, tiny channel counts, and a filter fed at run time (which no transform
-applies to). ONNX Runtime (graph optimisations disabled) and a float64 numpy
+applies to). Grouped convolutions are compiled with the default (one im2col product
+per group) and with im2col_transposed forced: one gather of all groups and a pixel-row
+product per panel of a group's channels, or, where it does not apply (groups narrower
+than a panel, a filter fed at run time, a strided view), the default again. ONNX
+Runtime (graph optimisations disabled) and a float64 numpy
 implementation of the ONNX definition must agree before kiln's output is compared
 with them: max|kiln - ref| / max|ref| <= --tol (F(4x4,3x3) rounds its transforms'
 sixths and twenty-fourths: about 1e-5 of the output's range at 512 channels).
@@ -34,7 +38,7 @@ from run_conv_tests import reference
 SEED = 2718
 
 # name: (input shape [N, C, H, W], output channels, pads [top, left, bottom, right],
-#        bias, weight is an initializer)
+#        bias, weight is an initializer[, groups, strides])
 CASES = {
     # 8x8 tiles of F(4x4): 64 tiles, the products take them as rows.
     "w30_64to64": ((1, 64, 30, 30), 64, [1, 1, 1, 1], True, True),
@@ -54,18 +58,28 @@ CASES = {
     "w6_8to8": ((1, 8, 6, 6), 8, [1, 1, 1, 1], True, True),
     # A filter fed at run time: no compile-time transform, im2col instead.
     "w20_weight_input": ((1, 32, 20, 20), 32, [1, 1, 1, 1], True, False),
+    # Grouped: 8 groups of 32 channels at 7x7 (two 16-lane panels a group).
+    "g7_256to256_8groups": ((1, 256, 7, 7), 256, [1, 1, 1, 1], True, True, 8),
+    # 8 groups of 16 at 14x14, no bias (the products start from zero).
+    "g14_128to128_8groups_nobias": ((1, 128, 14, 14), 128, [1, 1, 1, 1], False, True, 8),
+    # Stride 2, asymmetric pads, 4 groups of 16 input and 32 output channels.
+    "g15_64to128_4groups_s2": ((1, 64, 15, 15), 128, [0, 1, 1, 0], True, True, 4, [2, 2]),
+    # Groups of 8 channels: narrower than a 16-lane panel.
+    "g9_64to64_8groups": ((1, 64, 9, 9), 64, [1, 1, 1, 1], True, True, 8),
+    # A grouped filter fed at run time.
+    "g7_64to64_weight_input": ((1, 64, 7, 7), 64, [1, 1, 1, 1], True, False, 4),
 }
 
 STRATEGIES = ["winograd_f4", "winograd_f2", "im2col_transposed"]
 CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"])]
 
 
-def compilations(name, work):
+def compilations(name, work, strategies):
     """(label, extra compile arguments): the defaults, then each strategy forced."""
     out = []
     for cpu, args in CPUS:
         out.append((cpu, args))
-        for strategy in STRATEGIES:
+        for strategy in strategies:
             path = os.path.join(work, f"{strategy}.json")
             with open(path, "w") as f:
                 json.dump({name: {"strategy": strategy}}, f)
@@ -75,17 +89,21 @@ def compilations(name, work):
 
 def check_case(args, name, spec, work):
     """Returns [(label, ok, message)], one per compilation."""
-    xshape, f, pads, has_bias, const_w = spec
+    xshape, f, pads, has_bias, const_w = spec[:5]
+    group = spec[5] if len(spec) > 5 else 1
+    strides = spec[6] if len(spec) > 6 else [1, 1]
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     x = rng.standard_normal(xshape).astype(np.float32)
-    w = rng.standard_normal([f, xshape[1], 3, 3]).astype(np.float32)
+    w = rng.standard_normal([f, xshape[1] // group, 3, 3]).astype(np.float32)
     b = rng.standard_normal([f]).astype(np.float32) if has_bias else None
-    ref = reference(x, w, b, [1, 1], [1, 1], pads, 1)
+    ref = reference(x, w, b, strides, [1, 1], pads, group)
     model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),
                                        list(ref.shape), 13, work, kernel_shape=[3, 3],
-                                       pads=pads)
+                                       pads=pads, group=group, strides=strides)
+    # A grouped convolution has one strategy besides the default.
+    strategies = STRATEGIES if group == 1 else ["im2col_transposed"]
     return gen.check_against_references(args, model, inputs, ref, work,
-                                        compilations(name, work))
+                                        compilations(name, work, strategies))
 
 
 if __name__ == "__main__":
