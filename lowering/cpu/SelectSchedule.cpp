@@ -458,22 +458,27 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
 
   /// Winograd F(4x4,3x3) where it pays: 4x fewer products than im2col,
   /// but 4x the weights (36 transformed taps for 9), which stream from
-  /// memory inside a model: each transformed weight must serve 32 tiles or
-  /// more (256 channels at 14x14, 16 tiles: 1.9 ms im2col against 2.0 ms
-  /// Winograd inside ResNet-50, though 1.6 against 1.0 with the weights in
-  /// cache; 128 channels at 28x28, 49 tiles: 1.9 against 1.2). Channels
+  /// memory inside a model, so each must serve enough tiles; channels
   /// enough that the products outweigh the transforms (O(C + F) per tile
-  /// against O(C F)), and transformed taps and products (36 (C + F) floats
-  /// a tile) within four times the cache or channels enough to pay for
-  /// their traffic (below).
-  /// Where F(4x4) has too few tiles (14x14 maps), F(2x2,3x3) still pays
-  /// with wide layers: 2.25x fewer products for 16/9 the weights. Inside
-  /// the models on a Zen 4 core, 1 thread: ResNet-50's 256-channel 14x14
-  /// layers 2.25 -> 1.55 ms each (F(4x4) 2.05), ResNet-18 30.4 -> 27.8
-  /// ms, VGG-11 120.8 -> 114.3; DenseNet's 128 -> 32 layers lose (59.1 ->
-  /// 60.4 ms: 32 output channels, the transforms outweigh the products).
-  /// At 7x7 (16 tiles) the pixel-row product beats it (2.1 against 2.5 ms
-  /// a 512-channel layer).
+  /// against O(C F)); and transformed taps and products (36 (C + F) floats
+  /// a tile) within four times the cache, or channels enough to pay for
+  /// their traffic. Where F(4x4) has too few tiles (7x7 and 10x10 maps),
+  /// F(2x2,3x3) pays with wide layers: 2.25x fewer products for 16/9 the
+  /// weights.
+  /// On a Zen 5 core (512-bit FMAs, one thread, memory flushed before each
+  /// run; im2col or pixel rows / F(2x2) / F(4x4), ms): 256 -> 256 at 14x14
+  /// 0.61 / 0.58 / 0.47 (inside ResNet-50 its five such layers 0.16 ms
+  /// each faster than F(2x2)), 96 -> 96 0.105 / 0.102 / 0.095, 128 -> 32
+  /// 0.078 / - / 0.068 (a tie in DenseNet); 512 -> 512 at 7x7 1.08 / 0.72
+  /// / 1.89, 128 -> 128 0.071 / 0.058, 64 -> 64 0.018 / 0.019; 256 -> 256
+  /// at 10x10 0.52 / 0.40 / 0.59. An earlier rule asked 32 tiles of
+  /// 512-bit targets from in-model times on a Zen 4 and a Xeon (256 at
+  /// 14x14: 1.9 im2col, 2.0 F(4x4)), which the Zen 5 times above do not
+  /// repeat. 256-bit vectors (16 registers, 6 x 16 register tiles) run the
+  /// product further from peak, so there the transforms pay on narrow
+  /// layers too: on a Zen 3 core 48 -> 192 at 13x13 0.39 / 0.34 / 0.29;
+  /// 128 -> 32 at 14x14 0.30 / 0.22 / 0.19; 512 -> 512 at 7x7 3.16 im2col
+  /// (3.68 pixel rows), 2.25 F(2x2).
   std::optional<StringRef> winogradStrategy(linalg::Conv2DNchwFchwOp conv) {
     if (!winograd || !isWinogradConv(conv))
       return std::nullopt;
@@ -481,29 +486,32 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     int64_t fout = w.getDimSize(0), c = w.getDimSize(1);
     if (fout < 32 || c < 32)
       return std::nullopt;
-    // With 256-bit vectors (16 registers, 6 x 16 register tiles) the
-    // product runs further from peak, and the transforms pay from half as
-    // many tiles: on a Zen 3 core, weights evicted before each run, 3x3
-    // 256 -> 256 at 14x14 took 2.66 ms im2col, 1.84 F(2x2), 1.31 F(4x4);
-    // 48 -> 192 at 13x13 0.39 / 0.34 / 0.29; 128 -> 32 at 14x14 0.30 /
-    // 0.22 / 0.19; 512 -> 512 at 7x7 3.16 im2col (3.68 pixel rows), 2.25
-    // F(2x2).
-    int64_t minTiles = vectorBits == 256 ? 16 : 32;
+    // The rules below were measured with 256- and 512-bit vectors; other
+    // widths keep the first, stricter ones (32 tiles, C F / (C + F) = 64).
+    bool wide = vectorBits == 512;
+    int64_t minTiles = wide || vectorBits == 256 ? 16 : 32;
     int64_t tiles = winogradTiles(conv, 4);
-    if (tiles < minTiles) {
-      if (fout < 64 || c < 64 || winogradTiles(conv, 2) < minTiles)
+    // 512-bit products of 32 filters over 16 tiles are too short for the
+    // transforms to pay (128 -> 32 at 14x14 above: a tie).
+    if (tiles < minTiles || (wide && fout < 64 && tiles < 32)) {
+      // F(2x2) on 64 -> 64 at 7x7 loses (above): its products are shorter
+      // than its transforms there.
+      if (fout < 64 || c < 64 || winogradTiles(conv, 2) < minTiles ||
+          (wide && c + fout < 256))
         return std::nullopt;
       return StringRef("winograd_f2");
     }
     // Beyond the cache the transformed data goes to memory and back: 36
-    // (C + F) floats a tile, against the 4 C F products per pixel saved, a
-    // trade that pays from C F / (C + F) = 64 on (VGG's 128 -> 256 at
-    // 56x56: 14.4 ms im2col, 9.0 F(2x2)). With 256-bit vectors it pays on
-    // narrow layers too (Zen 3, weights evicted: 128 -> 32 at 56x56 4.36
-    // ms im2col, 2.07 F(4x4); 64 -> 64 at 112x112 14.1 against 8.5; 32 ->
-    // 64 at 112x112 6.3 against 5.3).
+    // (C + F) floats a tile against the 4 C F products per pixel saved. On
+    // the Zen 5 core (memory flushed, im2col / F(4x4)) it paid from C F /
+    // (C + F) = 24: 64 -> 64 at 112x112 4.14 / 2.79 ms, 128 -> 32 at 56x56
+    // 1.47 / 1.07 (DenseNet-121 27.3 -> 25.2 ms for its first block), 48 ->
+    // 64 at 80x80 1.53 / 0.98; 32 -> 64 at 112x112 (21) tied, 32 -> 32 at
+    // 224x224 (16) lost, 5.13 / 5.86. With 256-bit vectors it pays on
+    // narrow layers too (Zen 3: 128 -> 32 at 56x56 4.36 ms im2col, 2.07
+    // F(4x4); 32 -> 64 at 112x112 6.3 against 5.3).
     if (vectorBits != 256 && 36 * (c + fout) * tiles * 4 > 4 * cacheBytes &&
-        c * fout < 64 * (c + fout))
+        c * fout < (wide ? 24 : 64) * (c + fout))
       return std::nullopt;
     return StringRef("winograd_f4");
   }

@@ -18,11 +18,9 @@ func.func @c28(%x: tensor<1x128x30x30xf32>, %o: tensor<1x128x28x28xf32>) -> tens
 
 // -----
 
-// 16 tiles of F(4x4) at 14x14: its transformed weights would stream from
-// memory for too few tiles each; F(2x2) has 49 tiles and 16/9 the weights.
-// With 256-bit vectors F(4x4) pays from 16 tiles.
+// 16 tiles of F(4x4) at 14x14, 256 filters: F(4x4) pays from 16 tiles.
 // SELECT-LABEL: func.func @c14
-//       SELECT: strategy = "winograd_f2"
+//       SELECT: strategy = "winograd_f4"
 //   AVX2-LABEL: func.func @c14
 //         AVX2: strategy = "winograd_f4"
 func.func @c14(%x: tensor<1x256x16x16xf32>, %o: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
@@ -34,8 +32,9 @@ func.func @c14(%x: tensor<1x256x16x16xf32>, %o: tensor<1x256x14x14xf32>) -> tens
 
 // -----
 
-// 32 output channels at 14x14 (DenseNet's growth): the transforms would
-// outweigh the products F(2x2) saves; with 256-bit vectors F(4x4) pays.
+// 32 output channels at 14x14 (DenseNet's growth): 512-bit products of 32
+// filters over 16 tiles are too short to pay for the transforms; with
+// 256-bit vectors F(4x4) pays.
 // SELECT-LABEL: func.func @c14_narrow
 //       SELECT: strategy = "im2col"
 //   AVX2-LABEL: func.func @c14_narrow
@@ -49,8 +48,9 @@ func.func @c14_narrow(%x: tensor<1x128x16x16xf32>, %o: tensor<1x32x14x14xf32>) -
 
 // -----
 
-// 49 pixels, channels in whole panels of 32: the pixel-row product; with
-// 256-bit vectors F(2x2) (16 tiles).
+// 49 pixels, 64 -> 64 channels in whole panels of 32: the pixel-row
+// product (F(2x2)'s products would be too short); with 256-bit vectors
+// F(2x2) (16 tiles).
 // SELECT-LABEL: func.func @c7
 //       SELECT: strategy = "im2col_transposed"
 //   AVX2-LABEL: func.func @c7
@@ -60,6 +60,51 @@ func.func @c7(%x: tensor<1x64x9x9xf32>, %o: tensor<1x64x7x7xf32>) -> tensor<1x64
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : tensor<1x64x9x9xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
   return %r : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// 512 -> 512 at 7x7: F(2x2) (16 tiles) with both widths.
+// SELECT-LABEL: func.func @c7_wide
+//       SELECT: strategy = "winograd_f2"
+//   AVX2-LABEL: func.func @c7_wide
+//         AVX2: strategy = "winograd_f2"
+func.func @c7_wide(%x: tensor<1x512x9x9xf32>, %o: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<512x512x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>) outs(%o : tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
+  return %r : tensor<1x512x7x7xf32>
+}
+
+// -----
+
+// 128 -> 32 at 56x56: the transformed data (4.5 MB) outgrows four times the
+// cache, and C F / (C + F) = 25.6 pays for its traffic with 512-bit vectors.
+// SELECT-LABEL: func.func @c56_narrow
+//       SELECT: strategy = "winograd_f4"
+//   AVX2-LABEL: func.func @c56_narrow
+//         AVX2: strategy = "winograd_f4"
+func.func @c56_narrow(%x: tensor<1x128x58x58xf32>, %o: tensor<1x32x56x56xf32>) -> tensor<1x32x56x56xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x128x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x128x58x58xf32>, tensor<32x128x3x3xf32>) outs(%o : tensor<1x32x56x56xf32>) -> tensor<1x32x56x56xf32>
+  return %r : tensor<1x32x56x56xf32>
+}
+
+// -----
+
+// 32 -> 32 at 224x224: C F / (C + F) = 16 does not pay for the traffic
+// with 512-bit vectors.
+// SELECT-LABEL: func.func @c224_narrow
+//   SELECT-NOT: winograd
+//       SELECT: return
+//   AVX2-LABEL: func.func @c224_narrow
+//         AVX2: strategy = "winograd_f4"
+func.func @c224_narrow(%x: tensor<1x32x226x226xf32>, %o: tensor<1x32x224x224xf32>) -> tensor<1x32x224x224xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x32x226x226xf32>, tensor<32x32x3x3xf32>) outs(%o : tensor<1x32x224x224xf32>) -> tensor<1x32x224x224xf32>
+  return %r : tensor<1x32x224x224xf32>
 }
 
 // -----

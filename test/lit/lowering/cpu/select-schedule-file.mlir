@@ -31,11 +31,11 @@ func.func @two_convs(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: ten
 
 // A strategy named by the file gets that strategy's tiles and thread blocks
 // fitted to the op, as if the heuristic had chosen it: im2col forced over
-// Winograd F(2x2) splits 256 rows in blocks of 64 (Winograd's single block
+// Winograd F(4x4) splits 256 rows in blocks of 64 (Winograd's single block
 // of 256 left the product on one thread); fields the entry names still win.
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512}))' | FileCheck %s --check-prefix=HEUR
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{vector-bits=512 schedule-file=%S/Inputs/force-im2col.json}))' | FileCheck %s --check-prefix=FORCE
-// HEUR: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "winograd_f2", vector_bits = 512, tile_m = 256,
+// HEUR: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "winograd_f4", vector_bits = 512, tile_m = 256,
 // FORCE: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col", vector_bits = 512, tile_m = 64, {{.*}}threads = 8,
 // FORCE: linalg.conv_2d_nchw_fchw {{.*}}kiln.op_id = "wide_tiled#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "im2col", vector_bits = 512, tile_m = 128,
 func.func @wide(%x: tensor<1x64x15x15xf32>, %o: tensor<1x256x13x13xf32>) -> (tensor<1x256x13x13xf32>, tensor<1x256x13x13xf32>) {
