@@ -180,9 +180,8 @@ private:
                 Value iw = add(mul(owIdx[p], s.sw), kw * s.dw);
                 Value x = loadInput(nb, {n, ih, iw, cIdx[j]}, mask);
                 Value &a = next[p * vecs + j];
-                a = filter
-                        ? vector::FMAOp::create(nb, nl, x, w, a).getResult()
-                        : arith::MaximumFOp::create(nb, nl, a, x).getResult();
+                a = filter ? vector::FMAOp::create(nb, nl, x, w, a).getResult()
+                           : poolingMax(nb, nl, a, x);
               }
             }
           scf::YieldOp::create(nb, nl, next);
@@ -276,6 +275,12 @@ static LogicalResult vectorizeNhwcWindow(RewriterBase &rewriter, OpT op,
     (void)scf::forallToForLoop(rewriter, forall);
   rewriter.eraseOp(op);
   return success();
+}
+
+Value poolingMax(OpBuilder &b, Location loc, Value acc, Value x) {
+  Value greater =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, acc);
+  return arith::SelectOp::create(b, loc, greater, x, acc);
 }
 
 LogicalResult vectorizeDepthwiseConvNhwc(RewriterBase &rewriter,

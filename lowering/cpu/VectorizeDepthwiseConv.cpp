@@ -265,7 +265,7 @@ private:
             else if (sum)
               acc[r][u] = arith::AddFOp::create(b, loc, acc[r][u], x);
             else
-              acc[r][u] = arith::MaximumFOp::create(b, loc, acc[r][u], x);
+              acc[r][u] = poolingMax(b, loc, acc[r][u], x);
           }
         }
       }

@@ -46,8 +46,9 @@ func.func @nhwc_f64(%in: memref<1x6x6x16xf64>, %w: memref<3x3x16xf64>, %out: mem
 // no filter loads.
 // CHECK-LABEL: func.func @max_pool_nhwc
 //       CHECK: scf.for {{.*}} iter_args
-//       CHECK:   vector.load %arg0[{{.*}}] : memref<1x9x9x32xf32>, vector<16xf32>
-//       CHECK:   arith.maximumf {{.*}} : vector<16xf32>
+//       CHECK:   %[[X:.*]] = vector.load %arg0[{{.*}}] : memref<1x9x9x32xf32>, vector<16xf32>
+//       CHECK:   %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[ACC:.*]] : vector<16xf32>
+//       CHECK:   arith.select %[[GT]], %[[X]], %[[ACC]] : vector<16xi1>, vector<16xf32>
 //   CHECK-NOT: vector.fma
 //   CHECK-NOT: linalg.pooling_nhwc_max
 func.func @max_pool_nhwc(%in: memref<1x9x9x32xf32>, %out: memref<1x4x4x32xf32>) {
