@@ -1,10 +1,14 @@
 /*===- kiln_bench.c - time a compiled model through kiln_rt ---------------===*
  *
- * kiln_bench MODEL.so [--threads N] [--iters N] [--warmup N] [--flops F]
- *            [--cold]
+ * kiln_bench MODEL.so [--threads N] [--iters N] [--warmup N] [--warmup-ms T]
+ *            [--flops F] [--cold]
  *
  * Fills every input with deterministic pseudo-random values (static dims
- * only; symbolic dims are taken as 1), runs `warmup` untimed iterations, then
+ * only; symbolic dims are taken as 1), runs `warmup` untimed iterations and
+ * more until `warmup-ms` (default 100) have passed (the second core of a
+ * small VM ran a 0.13 ms convolution at 0.19 ms for its first few
+ * milliseconds after starting, so that 20 runs after 3 measured the ramp
+ * rather than the kernel; ort_run.js warms up the same way), then
  * prints the median, min and max wall time of `iters` kiln_run calls and,
  * given the model's FLOP count, GFLOP/s at the median. With --cold, every
  * run starts with the caches holding its inputs but not its weights (64 MB
@@ -77,6 +81,7 @@ static int make_tensor(const kiln_tensor_info *info, owned_tensor *out,
 int main(int argc, char **argv) {
   const char *path = NULL;
   int threads = 0, iters = 20, warmup = 3;
+  double warmup_ms = 100;
   double flops = 0;
   int cold = 0;
   for (int i = 1; i < argc; ++i) {
@@ -86,6 +91,8 @@ int main(int argc, char **argv) {
       iters = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
       warmup = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--warmup-ms") && i + 1 < argc)
+      warmup_ms = atof(argv[++i]);
     else if (!strcmp(argv[i], "--flops") && i + 1 < argc)
       flops = atof(argv[++i]);
     else if (!strcmp(argv[i], "--cold"))
@@ -94,7 +101,7 @@ int main(int argc, char **argv) {
       path = argv[i];
     else {
       fprintf(stderr, "usage: kiln_bench MODEL.so [--threads N] [--iters N] "
-                      "[--warmup N] [--flops F] [--cold]\n");
+                      "[--warmup N] [--warmup-ms T] [--flops F] [--cold]\n");
       return 2;
     }
   }
@@ -150,7 +157,18 @@ int main(int argc, char **argv) {
   size_t evict_bytes = (size_t)64 << 20;
   unsigned char *evict = cold ? malloc(evict_bytes) : NULL;
   volatile unsigned sink = 0;
-  for (int i = 0; i < warmup + iters; ++i) {
+  /* Untimed: `warmup` runs, then more until warmup_ms have passed; with
+   * --cold the `warmup` runs below, each after its eviction, instead. */
+  double warm_start = now_s();
+  for (int i = 0;
+       !cold &&
+       (i < warmup || (i < 100000 && now_s() - warm_start < warmup_ms * 1e-3));
+       ++i)
+    if (kiln_run(ctx, in_t, ni, out_t, no) != KILN_STATUS_OK) {
+      fprintf(stderr, "kiln_bench: %s\n", kiln_last_error());
+      return 1;
+    }
+  for (int i = cold ? 0 : warmup; i < warmup + iters; ++i) {
     if (evict) {
       memset(evict, i & 0xff, evict_bytes);
       for (int64_t k = 0; k < ni; ++k)

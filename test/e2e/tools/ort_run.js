@@ -2,14 +2,16 @@
 // Runs an ONNX model with ONNX Runtime (CPU) on .npy inputs and writes .npy outputs.
 //
 //   node ort_run.js model.onnx --input a.npy [--input b.npy ...] --output-dir DIR
-//        [--threads N] [--bench N] [--warmup N] [--opt-level disabled|basic|extended|all]
+//        [--threads N] [--bench N] [--warmup N] [--warmup-ms T]
+//        [--opt-level disabled|basic|extended|all]
 //        [--ort-dir DIR]
 //
 // Inputs are bound to the model's inputs in graph-input order; `--input NAME=path.npy`
 // binds by name instead. Outputs are written as DIR/output_<i>.npy in the model's
 // output order; one line per output is printed:
 //   output <i> <name> <dtype> [d0,d1,...] <path>
-// With --bench N the model is run --warmup times (default max(3, N/10)), then N timed
+// With --bench N the model is run --warmup times (default max(3, N/10)) and more until
+// --warmup-ms (default 100) have passed, as kiln_bench warms up, then N timed
 // runs; the line `median_ms <value>` (also min_ms, mean_ms) is printed. Timing covers
 // session.run only.
 //
@@ -25,12 +27,13 @@ function usage(msg) {
   if (msg) process.stderr.write(`ort_run.js: ${msg}\n`);
   process.stderr.write(
     'usage: node ort_run.js model.onnx --input a.npy [...] --output-dir DIR ' +
-      '[--threads N] [--bench N] [--warmup N] [--opt-level LEVEL] [--ort-dir DIR]\n');
+      '[--threads N] [--bench N] [--warmup N] [--warmup-ms T] [--opt-level LEVEL] ' +
+      '[--ort-dir DIR]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { inputs: [], threads: 0, bench: 0, warmup: -1, optLevel: 'all' };
+  const args = { inputs: [], threads: 0, bench: 0, warmup: -1, warmupMs: 100, optLevel: 'all' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -42,6 +45,7 @@ function parseArgs(argv) {
     else if (a === '--threads') args.threads = parseInt(next(), 10);
     else if (a === '--bench') args.bench = parseInt(next(), 10);
     else if (a === '--warmup') args.warmup = parseInt(next(), 10);
+    else if (a === '--warmup-ms') args.warmupMs = parseFloat(next());
     else if (a === '--opt-level') args.optLevel = next();
     else if (a === '--ort-dir') args.ortDir = next();
     else if (a === '-h' || a === '--help') usage();
@@ -108,7 +112,11 @@ async function main() {
 
   if (args.bench > 0) {
     const warmup = args.warmup >= 0 ? args.warmup : Math.max(3, Math.floor(args.bench / 10));
-    for (let i = 0; i < warmup; i++) await session.run(feeds);
+    const warmStart = process.hrtime.bigint();
+    const warmNs = BigInt(Math.round(args.warmupMs * 1e6));
+    for (let i = 0; i < warmup ||
+         (i < 100000 && process.hrtime.bigint() - warmStart < warmNs); i++)
+      await session.run(feeds);
     const times = [];
     for (let i = 0; i < args.bench; i++) {
       const t0 = process.hrtime.bigint();
