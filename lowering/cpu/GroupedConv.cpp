@@ -27,16 +27,6 @@ using namespace kiln::cpu;
 
 namespace {
 
-/// The filter of a grouped convolution as constant data, [F, Cg * KH * KW]
-/// in row-major order (the [G, Fg, ...] operand is an expanded constant).
-std::optional<ConstantData> groupedWeights(Value w) {
-  if (std::optional<ConstantData> data = getConstantData(w))
-    return data;
-  if (auto expand = w.getDefiningOp<tensor::ExpandShapeOp>())
-    return getConstantData(expand.getSrc());
-  return std::nullopt;
-}
-
 /// One gather of every group's columns, [G * Cg * KH * KW, OH * OW], and
 /// the pixel-row product per panel; null where it does not apply.
 Operation *rewriteByPixelRows(RewriterBase &rewriter,
@@ -47,7 +37,8 @@ Operation *rewriteByPixelRows(RewriterBase &rewriter,
   if (in.getDimSize(0) != 1 || !out.getElementType().isF32() ||
       w.getDimSize(1) % panel != 0)
     return nullptr;
-  std::optional<ConstantData> weights = groupedWeights(conv.getInputs()[1]);
+  std::optional<ConstantData> weights =
+      getGroupedConvWeights(conv.getInputs()[1]);
   if (!weights)
     return nullptr;
   Location loc = conv.getLoc();
@@ -91,6 +82,14 @@ Operation *rewriteByPixelRows(RewriterBase &rewriter,
 }
 
 } // namespace
+
+std::optional<ConstantData> cpu::getGroupedConvWeights(Value w) {
+  if (std::optional<ConstantData> data = getConstantData(w))
+    return data;
+  if (auto expand = w.getDefiningOp<tensor::ExpandShapeOp>())
+    return getConstantData(expand.getSrc());
+  return std::nullopt;
+}
 
 FailureOr<SmallVector<Operation *>>
 cpu::rewriteGroupedConvInIm2Col(RewriterBase &rewriter,

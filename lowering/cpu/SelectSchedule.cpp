@@ -406,10 +406,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         // this path) and for MatMuls, whose A rows are contiguous, 128 was
         // 0-10 % slower.
         auto pixels = cast<ShapedType>(conv.getOutputs()[0].getType());
-        int64_t rows = pixels.getDimSize(2) * pixels.getDimSize(3);
-        if (tileK <= 0 && rows * f.tileK * 4 > kL1Bytes)
-          f.tileK = std::max<int64_t>(
-              64, int64_t(llvm::bit_floor(uint64_t(kL1Bytes / (4 * rows)))));
+        fitPixelRowTileK(f, pixels.getDimSize(2) * pixels.getDimSize(3));
         return f;
       }
     }
@@ -618,11 +615,9 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
     int64_t groupChannels = out.getDimSize(2);
     int64_t pixels = out.getDimSize(3) * out.getDimSize(4);
-    Value w = conv.getInputs()[1];
-    if (auto expand = w.getDefiningOp<tensor::ExpandShapeOp>())
-      w = expand.getSrc();
     if (out.getDimSize(0) != 1 || !out.getElementType().isF32() ||
-        groupChannels % f.regN != 0 || !getConstantData(w)) {
+        groupChannels % f.regN != 0 ||
+        !getGroupedConvWeights(conv.getInputs()[1])) {
       remarkSlowPath(conv, "im2col instead of im2col_transposed",
                      "the pixel-row product of a grouped convolution needs "
                      "batch 1, f32, a constant filter and whole panels of "
@@ -630,12 +625,17 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       return f;
     }
     f.strategy = "im2col_transposed";
-    // As for the ungrouped product (above): A's block of pixels x tile_k
-    // in L1.
+    fitPixelRowTileK(f, pixels);
+    return f;
+  }
+
+  /// A pixel-row product's tile_k: small enough that A's block (`pixels` x
+  /// tile_k) stays in L1 (why, and what it measured: convolution()), unless
+  /// tile_k is set for every op.
+  void fitPixelRowTileK(Fields &f, int64_t pixels) const {
     if (tileK <= 0 && pixels * f.tileK * 4 > kL1Bytes)
       f.tileK = std::max<int64_t>(
           64, int64_t(llvm::bit_floor(uint64_t(kL1Bytes / (4 * pixels)))));
-    return f;
   }
 
   /// The heuristic schedule of a tunable op, and its kind; nullopt for ops

@@ -123,6 +123,11 @@ rewriteGroupedConvInIm2Col(mlir::RewriterBase &rewriter,
                            mlir::linalg::Conv2DNgchwGfchwOp conv,
                            int64_t pixelRows = 0);
 
+/// The filter `w` of a grouped convolution as constant data, [F, Cg * KH *
+/// KW] in row-major order (the [G, Fg, ...] operand is an expanded
+/// constant); none when it is not constant.
+std::optional<ConstantData> getGroupedConvWeights(mlir::Value w);
+
 /// Replaces the batch-1 f32 grouped convolution `conv`, whose gathered
 /// columns of all groups are `cols` [G * K, P] and constant filter `w`
 /// ([F, K]), by its pixel-row product; its output must start from a

@@ -29,18 +29,6 @@ namespace g = kiln::graph;
 namespace kiln {
 namespace {
 
-/// `v` with its dims in the order `perm` (result dim i is v's dim perm[i]).
-Value permuted(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-    return v;
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : perm)
-    sizes.push_back(tensor::getMixedSize(b, loc, v, d));
-  Value init = tensor::EmptyOp::create(
-      b, loc, sizes, cast<RankedTensorType>(v.getType()).getElementType());
-  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
-}
-
 /// Reassociation of `counts` consecutive groups of dims.
 SmallVector<ReassociationIndices> groupsOf(ArrayRef<int64_t> counts) {
   SmallVector<ReassociationIndices> re;
@@ -114,7 +102,8 @@ Value lowerAsBatchMatmul(OpBuilder &b, Location loc, Value a, Value bv,
     permA.push_back(inA[l]), permB.push_back(inB[l]);
   for (unsigned l : cols)
     permB.push_back(inB[l]);
-  Value a2 = permuted(b, loc, a, permA), b2 = permuted(b, loc, bv, permB);
+  Value a2 = createTranspose(b, loc, a, permA),
+        b2 = createTranspose(b, loc, bv, permB);
   int64_t nb = batch.size(), nr = rows.size(), nc = cols.size(),
           nk = red.size();
   SmallVector<int64_t> aGroups = {nr, nk}, bGroups = {nk, nc},
@@ -172,7 +161,7 @@ Value lowerAsBatchMatmul(OpBuilder &b, Location loc, Value a, Value bv,
   SmallVector<int64_t> toOut;
   for (unsigned l : spec.output)
     toOut.push_back(llvm::find(order, l) - order.begin());
-  Value result = permuted(b, loc, expanded, toOut);
+  Value result = createTranspose(b, loc, expanded, toOut);
   // The inputs may be more static than the op's result type says.
   if (result.getType() != type)
     result = tensor::CastOp::create(b, loc, type, result);

@@ -175,4 +175,16 @@ Value refineDims(OpBuilder &b, Location l, Value v, ArrayRef<int64_t> known) {
   return tensor::CastOp::create(b, l, type.clone(shape), v);
 }
 
+Value createTranspose(OpBuilder &b, Location loc, Value x,
+                      ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return x;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : perm)
+    sizes.push_back(tensor::getMixedSize(b, loc, x, d));
+  Value init = tensor::EmptyOp::create(
+      b, loc, sizes, cast<RankedTensorType>(x.getType()).getElementType());
+  return linalg::TransposeOp::create(b, loc, x, init, perm).getResult()[0];
+}
+
 } // namespace kiln

@@ -84,6 +84,11 @@ mlir::Value createElementCount(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value refineDims(mlir::OpBuilder &b, mlir::Location l, mlir::Value v,
                        llvm::ArrayRef<int64_t> known);
 
+/// `x` with its dims in the order `perm` (result dim i is x's dim perm[i])
+/// as a linalg.transpose; `x` itself for the identity order.
+mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value x, llvm::ArrayRef<int64_t> perm);
+
 } // namespace kiln
 
 #endif // KILN_LOWERING_TOLINALG_LOWERINGUTILS_H

@@ -255,19 +255,6 @@ Value reverseSequences(OpBuilder &b, Location l, Value x, Value lens) {
       .getResult(0);
 }
 
-Value transpose(OpBuilder &b, Location l, Value x, ArrayRef<int64_t> perm) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape;
-  SmallVector<Value> dyn;
-  for (int64_t p : perm) {
-    shape.push_back(type.getDimSize(p));
-    if (type.isDynamicDim(p))
-      dyn.push_back(dimOf(b, l, x, p));
-  }
-  Value init = tensor::EmptyOp::create(b, l, shape, type.getElementType(), dyn);
-  return linalg::TransposeOp::create(b, l, x, init, perm).getResult()[0];
-}
-
 enum class Kind { RNN, GRU, LSTM };
 
 /// The gate equations of one step at one (batch, hidden) element.
@@ -370,7 +357,7 @@ struct RecurrentLowering : OpConversionPattern<Op> {
 
     bool batchFirst = op.getLayout() != 0;
     if (batchFirst)
-      x = transpose(rewriter, loc, x, {1, 0, 2});
+      x = createTranspose(rewriter, loc, x, {1, 0, 2});
     Type elt = xt.getElementType();
     Value seq = dimOf(rewriter, loc, x, 0), batch = dimOf(rewriter, loc, x, 1);
     auto seqType = cast<RankedTensorType>(x.getType());
@@ -480,9 +467,9 @@ struct RecurrentLowering : OpConversionPattern<Op> {
     if constexpr (K == Kind::LSTM)
       results.push_back(stack(cs, 0));
     if (batchFirst) {
-      results[0] = transpose(rewriter, loc, results[0], {2, 0, 1, 3});
+      results[0] = createTranspose(rewriter, loc, results[0], {2, 0, 1, 3});
       for (size_t i = 1; i < results.size(); ++i)
-        results[i] = transpose(rewriter, loc, results[i], {1, 0, 2});
+        results[i] = createTranspose(rewriter, loc, results[i], {1, 0, 2});
     }
     for (auto [res, v] : llvm::zip(op->getResults(), results))
       if (res.getType() != v.getType())
