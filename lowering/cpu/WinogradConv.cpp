@@ -479,11 +479,26 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
         getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0}),
         getAsIndexOpFoldResult(rewriter.getContext(), ot.getShape()),
         getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1, 1}));
-  // The convolution accumulates into its init (the bias, or zeros).
+  // The convolution accumulates into its init (the bias, or zeros). A
+  // per-channel bias broadcast or a fill is read as it is, into a fresh
+  // output: accumulating in place, each short row's masked store stalled
+  // the next row's masked load of the same line (256 x 13 x 13: 17 us
+  // for the add, against 4 for the scatter before it).
+  Value init = out;
+  AffineMap initMap = id4;
+  if (auto broadcast = out.getDefiningOp<linalg::BroadcastOp>();
+      broadcast && broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3}) {
+    init = broadcast.getInput();
+    initMap = AffineMap::get(4, 0, {d1}, ctx);
+  } else if (auto fill = out.getDefiningOp<linalg::FillOp>()) {
+    init = fill.getInputs()[0];
+    initMap = AffineMap::get(4, 0, {}, ctx);
+  }
+  Value dest = init == out ? out : empty(ot.getShape());
   Value result =
       linalg::GenericOp::create(
-          rewriter, loc, TypeRange{ot}, ValueRange{cropped}, ValueRange{out},
-          ArrayRef<AffineMap>{id4, id4}, par4,
+          rewriter, loc, TypeRange{ot}, ValueRange{cropped, init},
+          ValueRange{dest}, ArrayRef<AffineMap>{id4, initMap, id4}, par4,
           [](OpBuilder &nb, Location nl, ValueRange args) {
             linalg::YieldOp::create(
                 nb, nl,

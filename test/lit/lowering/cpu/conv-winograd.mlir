@@ -152,6 +152,27 @@ func.func @winograd_f4(%x: tensor<1x8x8x8xf32>, %o: tensor<1x8x6x6xf32>) -> tens
 
 // -----
 
+// A per-channel bias broadcast into the init is read as it is (its 8
+// values along the channels) and the sum goes to a fresh tensor, not into
+// the broadcast's.
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @winograd_bias
+//       CHECK: tensor.extract_slice {{.*}} : tensor<1x8x8x8xf32> to tensor<1x8x6x6xf32>
+//       CHECK: %[[E:.*]] = tensor.empty() : tensor<1x8x6x6xf32>
+//       CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[CH]], #{{.*}}]{{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x6x6xf32>, tensor<8xf32>) outs(%[[E]] : tensor<1x8x6x6xf32>)
+//       CHECK:   arith.addf
+//   CHECK-NOT: linalg.broadcast
+func.func @winograd_bias(%x: tensor<1x8x8x8xf32>, %b: tensor<8xf32>) -> tensor<1x8x6x6xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x8x3x3xf32>
+  %e = tensor.empty() : tensor<1x8x6x6xf32>
+  %o = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<1x8x6x6xf32>) dimensions = [0, 2, 3]
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> loc("wg4")
+  return %r : tensor<1x8x6x6xf32>
+}
+
+// -----
+
 // F(2x2,3x3) with 32 channels over 32 tiles (16 of each image of a batch
 // of two): 16 taps, the tiles as rows of the products (one panel of 32
 // channels), which read the taps transposed.
