@@ -157,12 +157,13 @@ func.func @kept(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -
 
 // A matrix-vector product (M = 1): one accumulator row of 16 vectors at
 // 512 bits (8 at 256), a block of columns each, so that threads split even
-// a few such rows: it is bound by memory, so it takes threads from as
-// little work as an elementwise op (1M multiply-adds here).
+// a few such rows, and the whole reduction in one pass: it is bound by
+// memory, so it takes threads from as little work as an elementwise op (1M
+// multiply-adds here).
 // V512-LABEL: func.func @gemv
-// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 1, tile_n = 256, tile_k = 256, reg_m = 1, reg_n = 256, {{.*}}threads = 8, min_parallel_work = 65536,
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 1, tile_n = 256, tile_k = 512, reg_m = 1, reg_n = 256, {{.*}}threads = 8, min_parallel_work = 65536,
 // V256-LABEL: func.func @gemv
-// V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 1, tile_n = 64, tile_k = 256, reg_m = 1, reg_n = 64,
+// V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 1, tile_n = 64, tile_k = 512, reg_m = 1, reg_n = 64,
 func.func @gemv(%a: tensor<1x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1x2048xf32>) -> tensor<1x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<1x2048xf32>) -> tensor<1x2048xf32>
   return %r : tensor<1x2048xf32>
@@ -171,9 +172,11 @@ func.func @gemv(%a: tensor<1x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1x20
 // -----
 
 // With constant weights beyond the cache (a classifier), packed in panels
-// at compile time, the last one zero-padded (1000 columns in panels of 256).
+// at compile time, the last one zero-padded: 1000 columns in panels of 64
+// (four accumulators), so that there are eight whole panels or more for
+// the threads.
 // V512-LABEL: func.func @gemv_constant
-// V512: linalg.matmul {{.*}}strategy = "packed_weights", vector_bits = 512, tile_m = 1, tile_n = 256, tile_k = 256, reg_m = 1, reg_n = 256,
+// V512: linalg.matmul {{.*}}strategy = "packed_weights", vector_bits = 512, tile_m = 1, tile_n = 64, tile_k = 1024, reg_m = 1, reg_n = 64,
 func.func @gemv_constant(%a: tensor<1x1024xf32>, %c: tensor<1x1000xf32>) -> tensor<1x1000xf32> {
   %b = arith.constant dense<0.5> : tensor<1024x1000xf32>
   %r = linalg.matmul ins(%a, %b : tensor<1x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<1x1000xf32>) -> tensor<1x1000xf32>
