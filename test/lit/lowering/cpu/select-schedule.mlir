@@ -199,3 +199,15 @@ func.func @pixel_rows_k_blocks(%x: tensor<1x512x7x7xf32>, %o: tensor<1x64x7x7xf3
     ins(%y, %w : tensor<1x512x5x5xf32>, tensor<64x512x1x1xf32>) outs(%p : tensor<1x64x5x5xf32>) -> tensor<1x64x5x5xf32>
   return %r, %s : tensor<1x64x7x7xf32>, tensor<1x64x5x5xf32>
 }
+
+// -----
+
+// 1000 rows in one column block: blocks of 120 rows (eight, and 40 rows
+// after them) where blocks of 128 left seven and 104 rows, which two or
+// four threads share unevenly.
+// V512-LABEL: func.func @even_row_blocks
+// V512: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 512, tile_m = 120, tile_n = 256,
+func.func @even_row_blocks(%a: tensor<1000x512xf32>, %b: tensor<512x169xf32>, %c: tensor<1000x169xf32>) -> tensor<1000x169xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1000x512xf32>, tensor<512x169xf32>) outs(%c : tensor<1000x169xf32>) -> tensor<1000x169xf32>
+  return %r : tensor<1000x169xf32>
+}
