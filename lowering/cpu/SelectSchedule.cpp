@@ -467,7 +467,13 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // time blocked (one row, 14 columns, a block) and 1.05x plain. 3-channel
     // stems (K = 27, a 1.3 MB matrix, 3 MB of output) went 834 -> 500 us
     // (SqueezeNet's) and 408
-    // -> 305 us (MobileNet's) blocked.
+    // -> 305 us (MobileNet's) blocked. A block of fewer than two register
+    // tiles of columns leaves its products a masked edge as large as the
+    // rest: 5x5 convolutions, one output row of 56 a block, took 48 -> 48
+    // at 28x28 0.46 -> 0.37 ms plain, 40 -> 40 at 56x56 1.28 -> 1.11 (Zen
+    // 5, 1 thread). With 112 columns (3.5 tiles) blocks lost 6 % on one
+    // thread and won 7-9 % on two (512 -> 64 1x1 stride 2 at 112x112, 64
+    // -> 128 3x3 stride 2).
     // A 1x1 stride-1 convolution has no im2col matrix to keep in cache:
     // the product reads its input as it is, and blocks only copy it (32 ->
     // 16 channels at 112x112: 211 -> 90 us, 256 -> 128 at 56x56: 1.60 ->
@@ -485,7 +491,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       int64_t cols = blockedIm2ColRows(k, oh, ow, elt, blockBytes) * ow;
       int64_t fout = out.getDimSize(1);
       bool weightsStay = 2 * fout * k * elt <= cacheBytes;
-      if ((weightsStay || 2 * cols >= fout) && cols >= f.regN) {
+      if ((weightsStay || 2 * cols >= fout) && cols >= 2 * f.regN) {
         f.strategy = "blocked_im2col";
         f.blockBytes = blockBytes;
         f.threads = parallel ? maxChunks : 0;

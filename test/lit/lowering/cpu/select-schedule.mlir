@@ -107,6 +107,19 @@ func.func @large_conv(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>, %o:
 
 // -----
 
+// A 5x5 convolution whose blocks would be two output rows of 28 (56
+// columns of 48 x 25 floats, 269 KB; four rows pass 384 KiB): under two
+// register tiles of columns a block, so the whole im2col matrix (3.8 MB).
+// V512-LABEL: func.func @narrow_blocks
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "im2col",
+func.func @narrow_blocks(%x: tensor<1x48x32x32xf32>, %w: tensor<48x48x5x5xf32>, %o: tensor<1x48x28x28xf32>) -> tensor<1x48x28x28xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x48x32x32xf32>, tensor<48x48x5x5xf32>) outs(%o : tensor<1x48x28x28xf32>) -> tensor<1x48x28x28xf32>
+  return %r : tensor<1x48x28x28xf32>
+}
+
+// -----
+
 // A 1x1 stride-1 convolution as large (256 x 56 x 56 floats, 3.2 MB) reads
 // its input as the im2col matrix: blocks would only copy it.
 // V512-LABEL: func.func @large_pointwise
