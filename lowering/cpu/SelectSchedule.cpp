@@ -491,7 +491,16 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       int64_t cols = blockedIm2ColRows(k, oh, ow, elt, blockBytes) * ow;
       int64_t fout = out.getDimSize(1);
       bool weightsStay = 2 * fout * k * elt <= cacheBytes;
-      if ((weightsStay || 2 * cols >= fout) && cols >= 2 * f.regN) {
+      // The whole matrix's round trip through memory costs 1 / fout of its
+      // multiply-adds: with many output channels, a matrix of several
+      // caches still goes faster than blocks (Zen 5, 1 MB L2: 3 -> 64 3x3
+      // at 224x224, 5.4 MB, 1.24 -> 1.08 ms plain, 0.66 -> 0.53 on two
+      // threads; 3 -> 64 stride 2 0.26 -> 0.22; 16 -> 64 at 55x55 0.25 ->
+      // 0.23), with few, blocks win (3 -> 16 at 224x224, the same 5.4 MB,
+      // 0.29 blocked against 0.32; 32 -> 64 at 112x112, 14 MB, 1.9 / 2.6).
+      bool matrixPays = k * oh * ow * elt <= fout * (cacheBytes / 10);
+      if ((weightsStay || 2 * cols >= fout) && cols >= 2 * f.regN &&
+          !matrixPays) {
         f.strategy = "blocked_im2col";
         f.blockBytes = blockBytes;
         f.threads = parallel ? maxChunks : 0;

@@ -1,7 +1,9 @@
-// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{block-bytes=20000 max-chunks=4},kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{block-bytes=20000 cache-bytes=80000 max-chunks=4},kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
 
-// The im2col matrix (36 x 1024 floats) is larger than four 20000-byte tiles, so
-// the convolution is split into blocks of output rows: 20000 / (36*4*32)
+// The im2col matrix (36 x 1024 floats) is larger than four 20000-byte tiles
+// and the 80000-byte cache, and its 8 output channels do not pay for its
+// round trip through memory, so the convolution is split into blocks of
+// output rows: 20000 / (36*4*32)
 // allows 4 rows, which divide 32 into 8 blocks, in 4 chunks of 2. Each
 // chunk owns one K x (rows * OW) scratch tile; the bias broadcast moves
 // into the block.
