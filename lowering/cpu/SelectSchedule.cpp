@@ -219,8 +219,12 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // enough that row blocks share each B block.
     f.threads = parallel ? 8 : 0;
     // A multiply-add is one lane of an FMA: `lanes` of them weigh as much
-    // as an elementwise iteration (a load and a store).
-    f.minParallelWork = minParallelWork * lanes();
+    // as an elementwise iteration (a load and a store); a quarter of
+    // min_parallel_work of those pays for a second thread (Zen 5, two
+    // threads against one, 0.8-1.6 M multiply-adds: 1000 x 64 x 17 19 ->
+    // 11 us, 49 x 512 x 64 13 -> 7, 196 x 64 x 64 6 -> 5; even at 0.4-0.5
+    // M).
+    f.minParallelWork = minParallelWork / 4 * lanes();
     return f;
   }
 

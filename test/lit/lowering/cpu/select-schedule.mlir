@@ -12,9 +12,10 @@
 // blocks of 32 register tiles (down to 8 while the 8 thread chunks need the
 // rows: 64 rows here; 192 at 256 bits without threads), K blocks of 256, B
 // panels with rows 512 bytes apart packed once 16 register tiles read them;
-// 8 thread chunks once the multiply-adds reach 16 lanes x 131072; register
+// 8 thread chunks once the multiply-adds reach 16 lanes x 131072 / 4 (one
+// row block here, so the columns make the chunks: three of 32); register
 // tiles row by row for a K of 160 or less.
-// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 256, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 512, pack_a_row_bytes = 0, pack_min_reuse = 16, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 2097152, block_bytes = 0, accumulators = 0, loop_order = 2>}
+// V512: linalg.matmul {kiln.op_id = "mm0#{{[0-9a-f]+}}", kiln.schedule = #kiln_kernel.cpu_schedule<strategy = "contraction", vector_bits = 512, tile_m = 64, tile_n = 32, tile_k = 256, reg_m = 8, reg_n = 32, reg_k = 1, pack_row_bytes = 512, pack_a_row_bytes = 0, pack_min_reuse = 16, pack_a_min_reuse = 2, threads = 8, min_parallel_work = 524288, block_bytes = 0, accumulators = 0, loop_order = 2>}
 // 6 x 16 at 256 bits; no threads when parallel is off.
 // V256: func.func @matmul{{.*}}threads = 0
 // V256: linalg.matmul {{.*}}strategy = "contraction", vector_bits = 256, tile_m = 192, tile_n = 128, tile_k = 256, reg_m = 6, reg_n = 16, {{.*}}threads = 0,

@@ -7,8 +7,8 @@
 // register tile (N outside M, M peeled) and a K loop that carries the
 // accumulator. The 16 rows past the last whole block of 24 are a matmul of
 // their own, so every tile is static: its register tiles are 6, 6 and a
-// peeled 4; with 16 x 96 x 128 multiply-adds it is too small for threads,
-// and without them its K blocks stay inside the column blocks.
+// peeled 4; its 16 x 96 x 128 multiply-adds (above a quarter of
+// min_parallel_work, times 8 lanes) take threads over its column blocks.
 // CHECK-LABEL: func.func @matmul
 //       CHECK: scf.for {{.*}} = %c0 to %c128 step %c64
 //       CHECK:   scf.forall ({{.*}}) = (0, 0) to (48, 96) step (24, 32)
@@ -20,9 +20,8 @@
 //       CHECK:           vector.transfer_read {{.*}} vector<1x16xf32>
 //       CHECK:           vector.contract {{.*}} %[[IT]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:         vector.transfer_write %[[SUM]]
-//   CHECK-NOT: scf.forall
-//       CHECK: scf.for {{.*}} = %c0 to %c96 step %c32
-//       CHECK:   scf.for {{.*}} = %c0 to %c128 step %c64
+//       CHECK: scf.for {{.*}} = %c0 to %c128 step %c64
+//       CHECK:   scf.forall ({{.*}}) = (0) to (96) step (32)
 //       CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:   vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 //   CHECK-NOT: linalg.matmul
@@ -338,7 +337,8 @@ func.func @scheduled_packing(%a: memref<24x16xf32>, %b: memref<16x64xf32>, %c: m
 // -----
 
 // With pack_a_row_bytes, each K step copies its A block (mc x kc) into a
-// stack buffer before the N loop; the register tiles read the copy.
+// stack buffer before the N loop; the register tiles read the copy (on one
+// thread: with threads, each column block packs A for itself).
 // CHECK-LABEL: func.func @packed_a
 //       CHECK: %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<24x64xf32>
 //       CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64
