@@ -24,16 +24,17 @@
 using namespace mlir;
 
 namespace kiln {
-namespace {
 
-/// The per-channel vector a batch-1 convolution's output starts from (a
-/// broadcast over the image), if it is one.
-Value perChannelInit(Value out) {
+Value cpu::perChannelInit(Value out) {
   auto bcast = out.getDefiningOp<linalg::BroadcastOp>();
   if (!bcast || bcast.getDimensions() != ArrayRef<int64_t>{0, 2, 3})
     return {};
   return bcast.getInput();
 }
+
+using cpu::perChannelInit;
+
+namespace {
 
 /// The per-channel vector a batch-1 grouped convolution's output ([1, G,
 /// Fg, OH, OW], an expanded [1, F, ...] tensor) starts from, if it is one: a

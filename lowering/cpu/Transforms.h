@@ -100,6 +100,10 @@ struct BlockedIm2ColOptions {
 int64_t blockedIm2ColRows(int64_t k, int64_t oh, int64_t ow, int64_t eltBytes,
                           int64_t blockBytes);
 
+/// The per-channel vector an NCHW convolution's output starts from (a
+/// broadcast of a [F] bias over the image), if it is one.
+mlir::Value perChannelInit(mlir::Value out);
+
 /// Rewrites a batch-1 NCHW convolution into an scf.forall over blocks of
 /// output rows, each gathered into a cache-sized scratch tile and multiplied
 /// while it is in cache; returns the per-block contraction.

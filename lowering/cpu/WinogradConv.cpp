@@ -483,22 +483,22 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
   // per-channel bias broadcast or a fill is read as it is, into a fresh
   // output: accumulating in place, each short row's masked store stalled
   // the next row's masked load of the same line (256 x 13 x 13: 17 us
-  // for the add, against 4 for the scatter before it).
-  Value init = out;
-  AffineMap initMap = id4;
-  if (auto broadcast = out.getDefiningOp<linalg::BroadcastOp>();
-      broadcast && broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3}) {
-    init = broadcast.getInput();
-    initMap = AffineMap::get(4, 0, {d1}, ctx);
+  // for the add, against 4 for the scatter before it). Either way the
+  // body's second argument is the init.
+  SmallVector<Value> ins = {cropped};
+  SmallVector<AffineMap> maps = {id4};
+  if (Value bias = perChannelInit(out)) {
+    ins.push_back(bias);
+    maps.push_back(AffineMap::get(4, 0, {d1}, ctx));
   } else if (auto fill = out.getDefiningOp<linalg::FillOp>()) {
-    init = fill.getInputs()[0];
-    initMap = AffineMap::get(4, 0, {}, ctx);
+    ins.push_back(fill.getInputs()[0]);
+    maps.push_back(AffineMap::get(4, 0, {}, ctx));
   }
-  Value dest = init == out ? out : empty(ot.getShape());
+  Value dest = ins.size() > 1 ? empty(ot.getShape()) : out;
+  maps.push_back(id4);
   Value result =
       linalg::GenericOp::create(
-          rewriter, loc, TypeRange{ot}, ValueRange{cropped, init},
-          ValueRange{dest}, ArrayRef<AffineMap>{id4, initMap, id4}, par4,
+          rewriter, loc, TypeRange{ot}, ins, ValueRange{dest}, maps, par4,
           [](OpBuilder &nb, Location nl, ValueRange args) {
             linalg::YieldOp::create(
                 nb, nl,
