@@ -26,7 +26,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   // Every schedule decision, on tensors: the convolution paths and the
   // tiles of the ops that exist now.
   pm.addNestedPass<func::FuncOp>(createSelectSchedule(options));
-  pm.addNestedPass<func::FuncOp>(createConvToIm2Col());
+  ConvToIm2ColOptions im2col;
+  im2col.cacheBytes = options.cacheBytes;
+  pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Bufferize (outputs are already caller buffers), then free intermediates.

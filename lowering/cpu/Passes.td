@@ -171,11 +171,20 @@ def ConvToIm2Col : Pass<"kiln-cpu-conv-to-im2col", "mlir::func::FuncOp"> {
     `winograd_f2` run 3x3 stride-1 convolutions as Winograd transforms
     around one contraction per transformed tap; `direct` leaves the
     convolution alone. The contraction inherits the convolution's schedule.
-    Convolutions without a schedule are left alone. Static batched products
+    An `im2col` gather whose matrix fits in `cache-bytes` and whose product
+    shares out pixels among threads (its output channels one thread block)
+    is marked to be cut by output rows as the product is, so that each core
+    gathers into its own cache. Convolutions without a schedule are left
+    alone. Static batched products
     (`linalg.batch_matmul`) with a contraction schedule become an
     `scf.forall` over the batch of 2-D products, which the register kernel
     takes.
   }];
+  let options = [
+    Option<"cacheBytes", "cache-bytes", "int64_t", "1048576",
+           "A core's cache (its L2): an im2col matrix that fits is gathered "
+           "by the threads' own pixels">,
+  ];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

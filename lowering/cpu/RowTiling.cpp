@@ -90,7 +90,8 @@ int64_t staticLoopProduct(linalg::LinalgOp op, utils::IteratorType type) {
 FailureOr<linalg::LinalgOp>
 parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
                      int64_t minWork, int64_t targetChunks,
-                     std::optional<unsigned> blockDim, int64_t minBlock) {
+                     std::optional<unsigned> blockDim, int64_t minBlock,
+                     ArrayRef<unsigned> order) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -105,8 +106,13 @@ parallelizeOuterDims(RewriterBase &rewriter, linalg::LinalgOp op,
   // stay long enough to vectorize. Blocks divide the dim: a last, shorter
   // block would have a dynamic extent, and the tile would get scalar loops
   // (a SiLU over 672 channels split into blocks of 10 ran 10x slower).
+  SmallVector<unsigned> dims(order);
+  if (dims.empty())
+    dims = llvm::to_vector(llvm::seq<unsigned>(0, iters.size()));
   int64_t chunks = 1;
-  for (unsigned d = 0; d < iters.size() && chunks < targetChunks; ++d) {
+  for (unsigned d : dims) {
+    if (chunks >= targetChunks)
+      break;
     if (iters[d] != utils::IteratorType::parallel || !isExactlyTileable(op, d))
       break;
     int64_t need = llvm::divideCeil(targetChunks, chunks);
@@ -431,6 +437,26 @@ SmallVector<int64_t> maskedRowSizes(linalg::LinalgOp op, int64_t lanes) {
   }
   sizes.back() = int64_t(llvm::bit_ceil(uint64_t(row)));
   return sizes;
+}
+
+std::optional<unsigned> gatherRowLoop(linalg::LinalgOp op) {
+  if (op.getNumLoops() != 6 || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op.getNumParallelLoops() != op.getNumLoops())
+    return std::nullopt;
+  AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out.isIdentity() || in.getNumResults() != 4 ||
+      in.getResult(0) != getAffineDimExpr(0, op.getContext()) ||
+      in.getResult(1) != getAffineDimExpr(1, op.getContext()) ||
+      !in.getResult(2).isFunctionOfDim(4) ||
+      !in.getResult(2).isFunctionOfDim(2) ||
+      !in.getResult(3).isFunctionOfDim(5) ||
+      !in.getResult(3).isFunctionOfDim(3))
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  if (body.getOperations().size() != 1)
+    return std::nullopt;
+  return 4u;
 }
 
 } // namespace kiln::cpu

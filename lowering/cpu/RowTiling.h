@@ -38,14 +38,19 @@ int64_t staticLoopProduct(mlir::linalg::LinalgOp op,
                           mlir::utils::IteratorType type);
 
 /// Wraps an op of at least `minWork` iterations in an scf.forall over its
-/// leading parallel dims, aiming for `chunks` parallel chunks; returns the
-/// op inside. Loop `blockDim`, if any, is split only in blocks of
-/// `minBlock` or more (a transpose's blocks need both their sides).
+/// leading parallel dims (in `order`, if given), aiming for `chunks`
+/// parallel chunks; returns the op inside. Loop `blockDim`, if any, is split
+/// only in blocks of `minBlock` or more (a transpose's blocks need both
+/// their sides).
 mlir::FailureOr<mlir::linalg::LinalgOp>
 parallelizeOuterDims(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                      int64_t minWork, int64_t chunks,
                      std::optional<unsigned> blockDim = std::nullopt,
-                     int64_t minBlock = 1);
+                     int64_t minBlock = 1, llvm::ArrayRef<unsigned> order = {});
+
+/// The output-row loop of an NCHW im2col gather (loops n, c, kh, kw, oh,
+/// ow, writing cols[n, c, kh, kw, oh, ow]), if `op` is one.
+std::optional<unsigned> gatherRowLoop(mlir::linalg::LinalgOp op);
 
 /// Elementwise ops (and gathers) whose rows vectorize into plain loads and
 /// stores, and reductions of the innermost loop.

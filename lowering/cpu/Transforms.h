@@ -161,10 +161,12 @@ rewriteConvInWinograd(mlir::RewriterBase &rewriter,
 /// `winograd_f4`, `winograd_f2`; `direct`
 /// fails) to linalg.conv_2d_nchw_fchw, conv_2d_nhwc_hwcf or (per group)
 /// conv_2d_ngchw_gfchw, with upstream's im2col where kiln's does not apply;
-/// returns the (first) contraction.
+/// returns the (first) contraction. A plain im2col gather whose matrix fits
+/// in `cacheBytes` (0: none) and whose product shares out pixels among
+/// threads is marked kSplitGatherRowsAttr.
 mlir::FailureOr<mlir::Operation *>
 applyConvSchedule(mlir::RewriterBase &rewriter, mlir::Operation *conv,
-                  kernel::CpuScheduleAttr schedule);
+                  kernel::CpuScheduleAttr schedule, int64_t cacheBytes = 0);
 
 /// Rewrites a static float linalg.batch_matmul (default maps) as an
 /// scf.forall over the batch of 2-D linalg.matmuls, which inherit its
@@ -182,9 +184,11 @@ mlir::FailureOr<mlir::Operation *>
 rewriteMatmulWithPackedWeights(mlir::RewriterBase &rewriter,
                                mlir::linalg::MatmulOp op);
 
-/// Patterns applying `control`'s schedule to each 2-D convolution.
+/// Patterns applying `control`'s schedule to each 2-D convolution (see
+/// applyConvSchedule for `cacheBytes`).
 void populateConvToIm2ColPatterns(mlir::RewritePatternSet &patterns,
-                                  ScheduleControlFn control);
+                                  ScheduleControlFn control,
+                                  int64_t cacheBytes = 0);
 
 //===----------------------------------------------------------------------===//
 // Contraction tiling (TileAndVectorize.cpp)
@@ -245,6 +249,9 @@ constexpr llvm::StringLiteral kEpilogueGroupAttr = "kiln.epilogue_group";
 constexpr llvm::StringLiteral kEpilogueInitAttr = "kiln.epilogue_init";
 constexpr llvm::StringLiteral kEpilogueOfAttr = "kiln.epilogue_of";
 constexpr llvm::StringLiteral kKBlocksAttr = "kiln.k_blocks";
+/// Marks an im2col gather whose product shares out pixels among threads:
+/// the gather's threads then take output rows, not channels.
+constexpr llvm::StringLiteral kSplitGatherRowsAttr = "kiln.split_gather_rows";
 
 /// Marks each of `products` that has an initializer or epilogue, and them;
 /// returns the number of groups.

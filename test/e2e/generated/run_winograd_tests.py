@@ -52,6 +52,8 @@ CASES = {
     "w14_64to96": ((1, 64, 14, 14), 96, [1, 1, 1, 1], True, True),
     # Few pixels, many channels: the pixel-row product by default.
     "w7_256to512": ((1, 256, 7, 7), 512, [1, 1, 1, 1], True, True),
+    # 49 tiles as rows against many panels of channels.
+    "w28_16to256": ((1, 16, 28, 28), 256, [1, 1, 1, 1], True, True),
     # Large maps: tiles as columns, more than one column block.
     "w57_32to32": ((1, 32, 57, 57), 32, [1, 1, 1, 1], True, True),
     # Channels too few for the heuristics; forced, the transforms still hold.

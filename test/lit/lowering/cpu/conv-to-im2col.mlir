@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/conv-schedules.json},kiln-cpu-conv-to-im2col))' -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-cpu-select-schedule{schedule-file=%S/Inputs/conv-schedules.json},kiln-cpu-conv-to-im2col{cache-bytes=4096}))' -split-input-file | FileCheck %s --check-prefix=SMALL
 
 // Batch 1: the im2col gather keeps OH and OW as loops (input row reads, no
 // div/rem), then a plain linalg.matmul of weights [F, C*KH*KW] by columns
@@ -20,12 +21,18 @@ func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1
 
 // Rows of 196 columns (14x14) would start at every 16-byte offset: the
 // columns live in rows padded to whole 64-byte lines (208 floats), and the
-// product reads a 196-column view of them.
+// product reads a 196-column view of them. Its 4 output channels are one
+// thread block, so the threads share out its pixels: the gather (15 KB,
+// within the cache) is marked to be cut by output rows as well; with a
+// 4 KB cache it is not.
 // CHECK-LABEL: func.func @conv_padded_rows
 //       CHECK: %[[COLS:.*]] = bufferization.alloc_tensor() : tensor<1x2x3x3x208xf32>
 //       CHECK: %[[VIEW:.*]] = tensor.extract_slice %[[COLS]][0, 0, 0, 0, 0] [1, 2, 3, 3, 196] [1, 1, 1, 1, 1]
 //       CHECK: %[[DEST:.*]] = tensor.expand_shape %[[VIEW]] {{.*}} into tensor<1x2x3x3x14x14xf32>
-//       CHECK: linalg.generic {{.*}} outs(%[[DEST]] : tensor<1x2x3x3x14x14xf32>)
+//       CHECK: linalg.generic {{.*}} outs(%[[DEST]] : tensor<1x2x3x3x14x14xf32>) attrs = {kiln.split_gather_rows}
+// SMALL-LABEL: func.func @conv_padded_rows
+//   SMALL-NOT: kiln.split_gather_rows
+//       SMALL: linalg.matmul
 //       CHECK: linalg.matmul {{.*}}ins({{.*}} : tensor<4x18xf32>, tensor<18x196xf32>)
 func.func @conv_padded_rows(%x: tensor<1x2x16x16xf32>, %w: tensor<4x2x3x3xf32>, %o: tensor<1x4x14x14xf32>) -> tensor<1x4x14x14xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

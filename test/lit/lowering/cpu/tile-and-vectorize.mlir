@@ -391,6 +391,22 @@ func.func @gather_im2col(%x: memref<4x18x20xf32>, %c: memref<4x3x3x16x16xf32>) {
 
 // -----
 
+// A gather marked to follow its product's pixels: the threads take its
+// output rows (oh), each row of every channel and tap inside.
+// CHECK-LABEL: func.func @gather_split_rows
+//       CHECK: scf.forall (%[[OH:.*]]) in (32)
+//       CHECK:   memref.subview %{{.*}}[0, 0, %[[OH]], 0] [1, 8, 3, 34]
+//       CHECK:   memref.subview %{{.*}}[0, 0, 0, 0, %[[OH]], 0] [1, 8, 3, 3, 1, 32]
+func.func @gather_split_rows(%x: memref<1x8x34x34xf32>, %c: memref<1x8x3x3x32x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, kh, kw, oh, ow) -> (n, c, oh + kh, ow + kw)>, affine_map<(n, c, kh, kw, oh, ow) -> (n, c, kh, kw, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x8x34x34xf32>) outs(%c : memref<1x8x3x3x32x32xf32>) attrs = {kiln.split_gather_rows} {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 // With stride 2 a row of 8 reads 15 input elements: two loads of 8 (the
 // second ending on the last element) and a shuffle of the even ones.
 // CHECK-LABEL: func.func @gather_strided
