@@ -171,15 +171,20 @@ static int64_t claim_chunk(int self) {
 
 /* Runs chunks of the current job until none are left. A chunk claimed from
  * a share word orders the job's fields before it (the caller writes them
- * first), and the next job is posted only once this one's chunks are done. */
+ * first), and the next job is posted only once this one's chunks are done.
+ * A thread counts its chunks as done once, when none are left to claim:
+ * the counter's line then moves between cores once per thread and job, not
+ * once per chunk (with the two cores far apart, a round trip of 0.4 us). */
 static void run_chunks(int self) {
+  int64_t ran = 0, chunks = 0;
   for (;;) {
     int64_t c = claim_chunk(self);
     if (c < 0)
-      return;
+      break;
     body_fn body = pool.body;
     void *data = pool.data;
-    int64_t n = pool.n, chunks = pool.chunks;
+    int64_t n = pool.n;
+    chunks = pool.chunks;
     /* Balanced split without overflow: the first n % chunks get one more. */
     int64_t base = n / chunks, extra = n % chunks;
     int64_t begin = c * base + (c < extra ? c : extra);
@@ -187,13 +192,16 @@ static void run_chunks(int self) {
     in_parallel_region = 1;
     body(begin, end, data);
     in_parallel_region = 0;
-    int64_t done = __atomic_add_fetch(&pool.done_chunks, 1, __ATOMIC_SEQ_CST);
-    if (done == chunks &&
-        __atomic_load_n(&pool.caller_asleep, __ATOMIC_SEQ_CST)) {
-      pthread_mutex_lock(&pool.mu);
-      pthread_cond_signal(&pool.done_cv);
-      pthread_mutex_unlock(&pool.mu);
-    }
+    ++ran;
+  }
+  if (ran == 0)
+    return;
+  int64_t done = __atomic_add_fetch(&pool.done_chunks, ran, __ATOMIC_SEQ_CST);
+  if (done == chunks &&
+      __atomic_load_n(&pool.caller_asleep, __ATOMIC_SEQ_CST)) {
+    pthread_mutex_lock(&pool.mu);
+    pthread_cond_signal(&pool.done_cv);
+    pthread_mutex_unlock(&pool.mu);
   }
 }
 
