@@ -49,6 +49,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -266,16 +267,35 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
   Value uConst =
       arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(uAttr));
 
-  // The input, zero-padded to whole tiles and phases.
+  // The input, zero-padded to whole tiles and phases. An input that is
+  // already a zero-padded tensor (the convolution's own pads) is padded
+  // once: what it pads goes straight into the larger buffer, which its
+  // producer then writes in place. Padding the padded tensor again copied
+  // all of it (DenseNet-121's 128 channels at 58x58 into 58x60: 37 us a
+  // layer on one thread).
   Value xp = x;
   if (xt.getDimSize(2) != hx || xt.getDimSize(3) != wx) {
+    Value inner = x;
+    SmallVector<int64_t> at(4, 0);
+    if (auto pad = x.getDefiningOp<tensor::InsertSliceOp>()) {
+      auto fill = pad.getDest().getDefiningOp<linalg::FillOp>();
+      if (fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) &&
+          pad.hasUnitStride() && pad.getSourceType().hasStaticShape() &&
+          pad.getSourceType().getRank() == 4 &&
+          !ShapedType::isDynamicShape(pad.getStaticOffsets())) {
+        inner = pad.getSource();
+        at.assign(pad.getStaticOffsets().begin(), pad.getStaticOffsets().end());
+      }
+    }
     Value zeros =
         linalg::FillOp::create(rewriter, loc, zero, empty({n, c, hx, wx}))
             .getResult(0);
     xp = tensor::InsertSliceOp::create(
-        rewriter, loc, x, zeros,
-        getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0}),
-        getAsIndexOpFoldResult(rewriter.getContext(), xt.getShape()),
+        rewriter, loc, inner, zeros,
+        getAsIndexOpFoldResult(rewriter.getContext(), at),
+        getAsIndexOpFoldResult(
+            rewriter.getContext(),
+            cast<RankedTensorType>(inner.getType()).getShape()),
         getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1, 1}));
   }
 

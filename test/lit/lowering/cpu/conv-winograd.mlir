@@ -152,6 +152,26 @@ func.func @winograd_f4(%x: tensor<1x8x8x8xf32>, %o: tensor<1x8x6x6xf32>) -> tens
 
 // -----
 
+// An input zero-padded by the convolution's own pads is padded once: the
+// unpadded tensor goes straight into the buffer of whole tiles and phases.
+// CHECK-LABEL: func.func @winograd_padded_input
+//  CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<1x8x6x6xf32>
+//       CHECK: %[[Z:[a-z0-9_]+]] = linalg.fill {{.*}} -> tensor<1x8x10x12xf32>
+//       CHECK: tensor.insert_slice %[[X]] into %[[Z]][0, 0, 1, 1] [1, 8, 6, 6] [1, 1, 1, 1] : tensor<1x8x6x6xf32> into tensor<1x8x10x12xf32>
+//   CHECK-NOT: tensor<1x8x8x8xf32> into tensor<1x8x10x12xf32>
+func.func @winograd_padded_input(%x: tensor<1x8x6x6xf32>, %o: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %p = tensor.insert_slice %x into %f[0, 0, 1, 1] [1, 8, 6, 6] [1, 1, 1, 1] : tensor<1x8x6x6xf32> into tensor<1x8x8x8xf32>
+  %w = arith.constant dense<0.5> : tensor<8x8x3x3xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) outs(%o : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> loc("wg4")
+  return %r : tensor<1x8x6x6xf32>
+}
+
+// -----
+
 // A per-channel bias broadcast into the init is read as it is (its 8
 // values along the channels) and the sum goes to a fresh tensor, not into
 // the broadcast's.
