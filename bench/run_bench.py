@@ -131,8 +131,8 @@ def capture(argv):
 # building
 
 def build_helpers(args, bindir):
-    """Builds kiln_bench, peak_fma and sgemm_openblas; returns {name: path or None}
-    and {name: why not}."""
+    """Builds kiln_bench, peak_fma, core_latency and sgemm_openblas; returns
+    {name: path or None} and {name: why not}."""
     cc = os.environ.get("CC", "cc")
     rt_inc = os.path.join(REPO_ROOT, "runtime", "include")
     rt_lib = os.path.dirname(args.kiln_rt)
@@ -140,6 +140,7 @@ def build_helpers(args, bindir):
         "kiln_bench": [os.path.join(BENCH_DIR, "kiln_bench.c"), f"-I{rt_inc}", f"-L{rt_lib}",
                        "-lkiln_rt", f"-Wl,-rpath,{rt_lib}"],
         "peak_fma": [os.path.join(BENCH_DIR, "peak_fma.c"), "-pthread"],
+        "core_latency": [os.path.join(BENCH_DIR, "core_latency.c"), "-pthread"],
         "sgemm_openblas": [os.path.join(BENCH_DIR, "sgemm_openblas.c"), "-lopenblas"],
     }
     paths, why = {}, {}
@@ -216,6 +217,17 @@ def iters_for(series, args, fallback_ms):
     if not ms:
         return args.iters
     return max(args.min_iters, min(args.iters, int(args.run_seconds * 1e3 / ms)))
+
+
+def core_round_trip_ns(tools):
+    """The round trip of a cache line between CPUs 0 and 1 (bench/core_latency.c),
+    or None: how far apart the host placed the two cores a 2-thread run uses."""
+    exe = tools.get("core_latency")
+    if not exe:
+        return None
+    rc, out, _, _, _ = run([exe, "0", "1", "--rounds", "100000"], timeout=60)
+    m = re.search(r"round_trip_ns=([0-9.]+)", out or "")
+    return float(m.group(1)) if rc == 0 and m else None
 
 
 def machine_info():

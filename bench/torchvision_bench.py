@@ -102,8 +102,10 @@ def main():
             err = max_rel_error(np.load(y_kiln), np.load(os.path.join(out_dir, "output_0.npy")))
         except (OSError, ValueError) as e:
             err = f"no output ({e})"
-        timings = {}
+        timings, apart = {}, []
         for t in threads:
+            if t > 1:
+                apart.append(rb.core_round_trip_ns(tools))
             k, o = [], []
             for r in range(args.repeats):
                 jobs = [("k", lambda: rb.kiln_job(tools, so, t, args.iters, args)),
@@ -114,15 +116,20 @@ def main():
                     value, _ = job()
                     if value is not None:
                         (k if who == "k" else o).append(value)
+            if t > 1:
+                apart.append(rb.core_round_trip_ns(tools))
             if k and o:
                 km, om = statistics.median(k), statistics.median(o)
                 timings[t] = (km, om)
                 ratios[t].append(km / om)
-        rows.append((name, err, timings, wall))
+        # Two-thread times depend on how far apart the host placed the cores.
+        apart = [a for a in apart if a is not None]
+        rows.append((name, err, timings, wall, max(apart) if apart else None))
         print(f"{name}: compile {wall:.1f} s{' (reused)' if fresh else ''}, max rel error vs ORT "
               f"{err if isinstance(err, str) else f'{err:.1e}'}, "
               + ", ".join(f"{t}t kiln {v[0]:.2f} ms ORT {v[1]:.2f} ms ({v[0] / v[1]:.2f}x)"
-                          for t, v in timings.items()), flush=True)
+                          for t, v in timings.items())
+              + (f", cores {rows[-1][4]:.0f} ns apart" if rows[-1][4] else ""), flush=True)
         if args.profile:
             pso = os.path.join(work, name + "_profile.so")
             rb.run([args.kiln, "compile", onnx_path, "-o", pso, "--cpu", "native",
@@ -132,22 +139,26 @@ def main():
             print("\n".join(p.stdout.splitlines()[:12]), flush=True)
 
     print()
+    multi = any(t > 1 for t in threads)
     head = "| model | max rel err vs ORT | " + " | ".join(
         f"{t} thread{'s' if t > 1 else ''}: kiln / ORT ms (ratio)" for t in threads) + " |"
+    head += " cores apart (ns) |" if multi else ""
     print(head)
-    print("|" + "---|" * (2 + len(threads)))
+    print("|" + "---|" * (2 + len(threads) + multi))
     for row in rows:
         name, err = row[0], row[1]
         if len(row) < 4:
-            print(f"| {name} | {err} |" + " - |" * len(threads))
+            print(f"| {name} | {err} |" + " - |" * (len(threads) + multi))
             continue
         timings = row[2]
         cells = [f"{timings[t][0]:.2f} / {timings[t][1]:.2f} ({timings[t][0] / timings[t][1]:.2f}x)"
                  if t in timings else "-" for t in threads]
+        if multi:
+            cells.append(f"{row[4]:.0f}" if row[4] else "-")
         e = err if isinstance(err, str) else f"{err:.1e}"
         print(f"| {name} | {e} | " + " | ".join(cells) + " |")
     gm = [f"{rb.geomean(ratios[t]):.2f}x" if ratios[t] else "-" for t in threads]
-    print("| geometric mean | | " + " | ".join(gm) + " |")
+    print("| geometric mean | | " + " | ".join(gm) + (" | |" if multi else " |"))
 
 
 if __name__ == "__main__":
