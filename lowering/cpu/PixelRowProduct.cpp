@@ -32,6 +32,12 @@ Value cpu::perChannelInit(Value out) {
   return bcast.getInput();
 }
 
+bool cpu::isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+using cpu::isZeroFill;
 using cpu::perChannelInit;
 
 namespace {
@@ -62,12 +68,6 @@ Value perChannelInitGrouped(Value out) {
       yield.getOperand(0) != generic.getBody()->getArgument(0))
     return {};
   return in;
-}
-
-/// Whether `out` is a zero fill.
-bool isZeroFill(Value out) {
-  auto fill = out.getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
 /// out[0, f, h, w] = t[h * OW + w, f], fused with the op that alone reads

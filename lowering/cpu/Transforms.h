@@ -103,6 +103,8 @@ int64_t blockedIm2ColRows(int64_t k, int64_t oh, int64_t ow, int64_t eltBytes,
 /// The per-channel vector an NCHW convolution's output starts from (a
 /// broadcast of a [F] bias over the image), if it is one.
 mlir::Value perChannelInit(mlir::Value out);
+/// Whether `v` is made by a linalg.fill of float zero.
+bool isZeroFill(mlir::Value v);
 
 /// Rewrites a batch-1 NCHW convolution into an scf.forall over blocks of
 /// output rows, each gathered into a cache-sized scratch tile and multiplied

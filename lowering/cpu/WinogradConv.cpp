@@ -49,7 +49,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -278,9 +277,8 @@ FailureOr<Operation *> cpu::rewriteConvInWinograd(RewriterBase &rewriter,
     Value inner = x;
     SmallVector<int64_t> at(4, 0);
     if (auto pad = x.getDefiningOp<tensor::InsertSliceOp>()) {
-      auto fill = pad.getDest().getDefiningOp<linalg::FillOp>();
-      if (fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) &&
-          pad.hasUnitStride() && pad.getSourceType().hasStaticShape() &&
+      if (isZeroFill(pad.getDest()) && pad.hasUnitStride() &&
+          pad.getSourceType().hasStaticShape() &&
           pad.getSourceType().getRank() == 4 &&
           !ShapedType::isDynamicShape(pad.getStaticOffsets())) {
         inner = pad.getSource();
