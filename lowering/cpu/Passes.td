@@ -114,7 +114,7 @@ def BlockDynamicRows : Pass<"kiln-cpu-block-dynamic-rows", "mlir::func::FuncOp">
 }
 
 def BlockDynamicImages : Pass<"kiln-cpu-block-dynamic-images", "mlir::func::FuncOp"> {
-  let summary = "Convolutions and pooling over run-time image sizes as static tiles";
+  let summary = "Convolutions and pooling over run-time image sizes, and convolutions over a batch, as static tiles";
   let description = [{
     On tensors: an NCHW convolution, depthwise convolution or sum/max
     pooling (explicit padding) whose output has a dynamic batch, height or
@@ -125,7 +125,9 @@ def BlockDynamicImages : Pass<"kiln-cpu-block-dynamic-images", "mlir::func::Func
     The last tile of a row or column is shifted back to end at the edge and
     starts again from the op's initial value (a fill or bias broadcast made
     at the tile's shape), so overlapping pixels get the same values twice.
-    Smaller images take the dynamic op.
+    Smaller images take the dynamic op. A convolution (plain or grouped)
+    over a static batch of two or more becomes a loop over its images, each
+    a batch-1 convolution of the whole image, which the im2col paths take.
   }];
   let options = [
     Option<"tilePixels", "tile-pixels", "int64_t", "256",

@@ -64,6 +64,15 @@ CASES = {
     "k1_s2_pointwise": ((1, 32, 40, 40), 24, [1, 1], [2, 2], [1, 1], [0, 0, 0, 0], 1,
                         False, True),
     "k3_batch2": ((2, 16, 40, 40), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1, True, True),
+    # Static batches run as a loop of batch-1 convolutions, one image each:
+    # pointwise over three images, stride 2 over an odd image whose last
+    # input row no output reads, and weights fed at run time.
+    "k1_batch3_61to36_w32": ((3, 61, 32, 32), 36, [1, 1], [1, 1], [1, 1], [0, 0, 0, 0], 1,
+                             True, True),
+    "k3_s2_batch2_24to46_w51x53": ((2, 24, 51, 53), 46, [3, 3], [2, 2], [1, 1],
+                                   [1, 1, 1, 1], 1, True, True),
+    "k3_batch2_weight_input": ((2, 12, 15, 15), 20, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
+                               True, False),
     "k3_group2_32to32_w60": ((1, 32, 60, 60), 32, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 2,
                              True, True),
     # Grouped convolutions run as a loop over the groups: ResNeXt's 32 groups,
@@ -77,6 +86,8 @@ CASES = {
                              False, True),
     "k3_group4_batch2_dil2": ((2, 32, 24, 24), 16, [3, 3], [1, 1], [2, 2], [2, 2, 2, 2], 4,
                               True, True),
+    "k3_group8_s2_batch2_w29": ((2, 64, 29, 29), 64, [3, 3], [2, 2], [1, 1], [1, 1, 1, 1], 8,
+                                True, True),
     "k3_group8_weight_input": ((1, 64, 20, 20), 64, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 8,
                                True, False),
 }
