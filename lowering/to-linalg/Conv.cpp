@@ -30,6 +30,20 @@ namespace g = kiln::graph;
 namespace kiln {
 namespace {
 
+/// Whether a depthwise convolution with channel multiplier `m` (each input
+/// channel read by m output channels), `taps` filter taps and `strideArea`
+/// (sh * sw) runs faster as the depthwise kernel over its input channels
+/// repeated m times than as a grouped convolution (an m-row product per
+/// channel, K = taps). The copy writes m * strideArea floats an output pixel
+/// of a channel against its taps' multiply-adds; it pays while that is 4/9
+/// of them or less (Zen 5, one thread, ms grouped / repeated: 5x5 m = 2 at
+/// 110x110 5.51 / 0.56, stride 2 at 56x56 0.066 / 0.051; 3x3 m = 2 at 56x56
+/// 0.081 / 0.048, m = 4 0.112 / 0.089; m = 8 at 14x14 0.023 / 0.025; stride
+/// 2 m = 2 at 57x57 0.035 / 0.039, m = 4 0.040 / 0.060).
+bool repeatPays(int64_t m, int64_t taps, int64_t strideArea) {
+  return m == 1 || 9 * m * strideArea <= 4 * taps;
+}
+
 /// Grouped convolution as a linalg.generic. `input` is the padded input as
 /// [N, G, Cg, S...], `weight` is [G, Mg, Cg, K...], `init` the accumulator
 /// as [N, G, Mg, O...].
@@ -116,11 +130,30 @@ Value emitConv(OpBuilder &b, Location loc, Value input, Value weight,
     return named(linalg::Conv2DNchwFchwOp(), input, weight, init);
   if (group == 1 && w.rank() == 3)
     return named(linalg::Conv3DNcdhwFcdhwOp(), input, weight, init);
-  if (w.rank() == 2 && group == channels && wt.getDimSize(0) == channels) {
-    // Depthwise: drop the unit input-channel dim of the weight.
+  int64_t outChannels = wt.getDimSize(0);
+  if (w.rank() == 2 && group == channels && !ShapedType::isDynamic(channels) &&
+      outChannels % channels == 0 &&
+      repeatPays(outChannels / channels, wt.getDimSize(2) * wt.getDimSize(3),
+                 strides[0] * strides[1])) {
+    // Depthwise: drop the unit input-channel dim of the weight. With a
+    // channel multiplier m (output channel f reads input channel f / m),
+    // each input channel is repeated m times first, so the depthwise kernel
+    // runs it.
     Value w3 = tensor::CollapseShapeOp::create(
         b, loc, weight, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
-    return named(linalg::DepthwiseConv2DNchwChwOp(), input, w3, init);
+    Value in = input;
+    if (int64_t m = outChannels / channels; m > 1) {
+      auto it = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+      sizes.insert(sizes.begin() + 2, b.getIndexAttr(m));
+      Value empty = tensor::EmptyOp::create(b, loc, sizes, it.getElementType());
+      Value repeated =
+          linalg::BroadcastOp::create(b, loc, input, empty, {2}).getResult()[0];
+      in = tensor::CollapseShapeOp::create(
+          b, loc, repeated,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    }
+    return named(linalg::DepthwiseConv2DNchwChwOp(), in, w3, init);
   }
   Value in = splitDim(b, loc, input, 1, group);
   Value wg = splitDim(b, loc, weight, 0, group);

@@ -9,7 +9,10 @@ which the CPU backend runs through its own vector kernel. These cases cover its 
 3x3 and 5x5 kernels, stride 1 and 2 (and 2x1 as in the PaddleOCR classifier), output
 widths that are and are not multiples of the vector length, widths shorter than one
 vector, input rows exactly as wide as the last window, a single output row, batches,
-weights as a graph input, a detector-sized layer, and dilated windows. Each model is compiled for the
+weights as a graph input, a detector-sized layer, dilated windows, and channel
+multipliers (m output channels per input channel, run by the depthwise kernel over the
+input channels repeated m times where that pays, else as a grouped convolution). Each
+model is compiled for the
 host CPU (--cpu native: 512-bit vectors where it has AVX-512) and for x86-64-v3
 (256-bit), each channels-first (the NCHW kernel) and with --layout nhwc (the
 channels-last kernel: vectors along the channels, masked when C is not a multiple).
@@ -28,7 +31,7 @@ import generated_cases as gen
 SEED = 2718
 
 # name: (input shape [N, C, H, W], kernel [KH, KW], strides, pads [top, left, bottom,
-#        right], bias, weight is an initializer[, dilations])
+#        right], bias, weight is an initializer[, dilations[, channel multiplier]])
 CASES = {
     "k3_s1_w20_bias": ((1, 8, 12, 20), [3, 3], [1, 1], [1, 1, 1, 1], True, True),
     "k3_s2_w20": ((1, 8, 13, 39), [3, 3], [2, 2], [1, 1, 1, 1], False, True),
@@ -52,6 +55,15 @@ CASES = {
     "k3_s1_d2x3_w30": ((1, 12, 15, 30), [3, 3], [1, 1], [2, 3, 2, 3], True, True, [2, 3]),
     "k5_s1_d4_w12": ((1, 8, 18, 12), [5, 5], [1, 1], [8, 8, 8, 8], False, True, [4, 4]),
     "k3_s1_d6_exact_row": ((1, 4, 13, 29), [3, 3], [1, 1], [0, 0, 0, 0], False, True, [6, 6]),
+    # Channel multipliers: repeated input channels (5x5 m = 2, 3x3 m = 4, a batch of
+    # two, weights at run time) and the grouped form (stride 2 m = 4, 3x3 m = 16).
+    "k5_s1_m2_w41": ((1, 6, 23, 41), [5, 5], [1, 1], [2, 2, 2, 2], True, True, [1, 1], 2),
+    "k3_s1_m4_batch2": ((2, 5, 12, 19), [3, 3], [1, 1], [1, 1, 1, 1], True, True, [1, 1], 4),
+    "k5_s2_m2_weight_input": ((1, 4, 17, 17), [5, 5], [2, 2], [2, 2, 2, 2], False, False,
+                              [1, 1], 2),
+    "k3_s2_m4_grouped": ((1, 6, 15, 22), [3, 3], [2, 2], [1, 1, 1, 1], True, True, [1, 1], 4),
+    "k3_s1_m16_grouped": ((1, 3, 14, 14), [3, 3], [1, 1], [1, 1, 1, 1], False, True, [1, 1],
+                          16),
 }
 
 # (label, extra `kiln compile` arguments)
@@ -61,8 +73,10 @@ CPUS = [("native", ["--cpu", "native"]), ("x86-64-v3", ["--cpu", "x86-64-v3"]),
 
 
 def reference(x, w, b, strides, pads, dilations=(1, 1)):
-    """Depthwise convolution (ONNX Conv with group == channels), in float64."""
+    """Depthwise convolution (ONNX Conv with group == channels), in float64; `w` has m
+    output channels per input channel, which reads input channel f // m."""
     x, w = x.astype(np.float64), w.astype(np.float64)
+    x = np.repeat(x, w.shape[0] // x.shape[1], axis=1)
     n, c, h, wd = x.shape
     kh, kw = w.shape[2:]
     sh, sw = strides
@@ -86,10 +100,11 @@ def make_case(name, spec, rng, work):
     """Writes the model and its inputs; returns (model path, input paths, numpy reference)."""
     xshape, kernel, strides, pads, has_bias, const_w = spec[:6]
     dilations = spec[6] if len(spec) > 6 else [1, 1]
+    m = spec[7] if len(spec) > 7 else 1
     c = xshape[1]
     x = rng.standard_normal(xshape).astype(np.float32)
-    w = rng.standard_normal([c, 1] + kernel).astype(np.float32)
-    b = rng.standard_normal([c]).astype(np.float32) if has_bias else None
+    w = rng.standard_normal([c * m, 1] + kernel).astype(np.float32)
+    b = rng.standard_normal([c * m]).astype(np.float32) if has_bias else None
     ref = reference(x, w, b, strides, pads, dilations)
 
     model, inputs = gen.save_conv_case("Conv", name, x, w, b, const_w, list(xshape),

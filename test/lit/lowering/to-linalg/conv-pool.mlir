@@ -32,6 +32,35 @@ func.func @conv2d_depthwise(%x: tensor<?x8x16x16xf32>, %w: tensor<8x1x3x3xf32>) 
 
 // -----
 
+// A depthwise Conv with two output channels per input channel (5x5): the
+// padded input's channels repeated twice (channel f reads input f / 2), then
+// the depthwise op over 16 channels.
+// CHECK-LABEL: func.func @conv2d_depthwise_multiplier
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x8x2x20x20xf32>
+// CHECK: %[[R:.*]] = linalg.broadcast ins(%{{.*}} : tensor<?x8x20x20xf32>) outs(%[[E]] : tensor<?x8x2x20x20xf32>) dimensions = [2]
+// CHECK: %[[IN:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x8x2x20x20xf32> into tensor<?x16x20x20xf32>
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} ins(%[[IN]], %{{.*}} : tensor<?x16x20x20xf32>, tensor<16x5x5xf32>)
+func.func @conv2d_depthwise_multiplier(%x: tensor<?x8x16x16xf32>, %w: tensor<16x1x5x5xf32>) -> tensor<?x16x16x16xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none {pads = array<i64: 2, 2, 2, 2>, group = 8 : i64} : (tensor<?x8x16x16xf32>, tensor<16x1x5x5xf32>, none) -> tensor<?x16x16x16xf32>
+  return %0 : tensor<?x16x16x16xf32>
+}
+
+// -----
+
+// With stride 2 and four output channels per input channel (3x3), the copy
+// would outweigh the taps: a grouped convolution.
+// CHECK-LABEL: func.func @conv2d_depthwise_multiplier_grouped
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: linalg.conv_2d_ngchw_gfchw
+func.func @conv2d_depthwise_multiplier_grouped(%x: tensor<1x8x16x16xf32>, %w: tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32> {
+  %none = kiln_graph.NoValue : none
+  %0 = kiln_graph.Conv %x, %w, %none {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, group = 8 : i64} : (tensor<1x8x16x16xf32>, tensor<32x1x3x3xf32>, none) -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
 // Other groups split the channel dims into [G, C/G].
 // CHECK-LABEL: func.func @conv2d_grouped
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 2, 4, 6, 6] : tensor<?x8x6x6xf32> into tensor<?x2x4x6x6xf32>
