@@ -77,6 +77,9 @@ def SelectSchedule : Pass<"kiln-cpu-select-schedule", "mlir::func::FuncOp"> {
     Option<"cacheBytes", "cache-bytes", "int64_t", "1048576",
            "Cache a core's working set lives in (its L2): weights that fit "
            "in half of it stay there across a blocked convolution's blocks">,
+    Option<"sharedCacheBytes", "shared-cache-bytes", "int64_t", "33554432",
+           "Last-level cache the cores share (an L3): an im2col matrix beyond "
+           "it makes a round trip through memory">,
     Option<"maxChunks", "max-chunks", "int64_t", "16",
            "Parallel chunks (each with its own scratch tile) of a blocked "
            "convolution">,

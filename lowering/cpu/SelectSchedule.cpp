@@ -228,12 +228,51 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     return f;
   }
 
+  /// Register tiles for a product of few rows (`m` up to four default
+  /// tiles) where the default tiles leave a rest of 1-3 rows. A tile of r
+  /// rows takes r cycles a K step with two vectors a row, but no fewer than
+  /// an FMA's latency (4): a short rest costs as much as 4 rows. The sizes of
+  /// fewest cycles, then of fewest tiles (each reads B's row again): 9
+  /// output channels as one tile of 9 rather than 8 + 1, 380 -> 9 3x3 at
+  /// 57x57 (blocked) 2.55 ms in tiles of 5 + 4, 2.31 in 8 + 1, 1.97-2.02 in
+  /// 9; MatMuls 10 x 512 x 1024 0.075 / 0.073 / 0.056 ms (8 + 2, 5 + 5, 10),
+  /// 9 x 2048 x 512 0.119 / 0.103 / 0.094. A reg_m set by --schedule stays.
+  void fitRegisterRows(Fields &f, int64_t m) const {
+    if (regM > 0 || f.regM <= 0 || m > 4 * f.regM || lanes() <= 0 ||
+        m % f.regM == 0 || m % f.regM >= 4)
+      return;
+    int64_t vectorsPerRow = std::max<int64_t>(f.regN / lanes(), 1);
+    int64_t registers = vectorBits >= 512 ? 32 : 16;
+    // Accumulators, B's vectors and a broadcast in registers.
+    int64_t most =
+        std::min<int64_t>(12, (registers - vectorsPerRow - 1) / vectorsPerRow);
+    auto cycles = [&](int64_t rows) {
+      return std::max<int64_t>(llvm::divideCeil(rows * vectorsPerRow, 2), 4);
+    };
+    // Cycles, then tiles (each reads B's row again), then the default's
+    // size.
+    auto cost = [&](int64_t r) {
+      return std::make_tuple(m / r * cycles(r) + (m % r ? cycles(m % r) : 0),
+                             llvm::divideCeil(m, r), std::abs(r - f.regM));
+    };
+    int64_t best = f.regM;
+    for (int64_t r = 4; r <= most; ++r)
+      if (cost(r) < cost(best))
+        best = r;
+    if (best == f.regM)
+      return;
+    if (tileM <= 0)
+      f.tileM = f.tileM / f.regM * best;
+    f.regM = best;
+  }
+
   /// Row blocks of fewer register tiles (down to 8) where the thread blocks
   /// need the rows: with the columns in few blocks, a 256-row product in one
   /// 256-row block would leave every thread but one idle. `m` rows, `n`
   /// columns and `k` multiply-adds per output of the product; a tile_m or
   /// tile_n set by --schedule stays.
   void fitThreadBlocks(Fields &f, int64_t m, int64_t n, int64_t k) const {
+    fitRegisterRows(f, m);
     // Register tiles row by row for a short K (160 or less). Column by
     // column, each register tile's column advanced every row of the block
     // of C by 128 bytes, a stream per row, which the prefetchers cannot
@@ -483,6 +522,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // 16 channels at 112x112: 211 -> 90 us, 256 -> 128 at 56x56: 1.60 ->
     // 1.35 ms unblocked).
     int64_t elt = elementBytes(conv);
+    fitRegisterRows(f, out.getDimSize(1));
     if (forced && *forced == "blocked_im2col") {
       f.strategy = "blocked_im2col";
       f.blockBytes = blockBytes > 0 ? blockBytes : cacheBytes / 2;
@@ -503,8 +543,16 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       // 0.23), with few, blocks win (3 -> 16 at 224x224, the same 5.4 MB,
       // 0.29 blocked against 0.32; 32 -> 64 at 112x112, 14 MB, 1.9 / 2.6).
       bool matrixPays = k * oh * ow * elt <= fout * (cacheBytes / 10);
-      if ((weightsStay || 2 * cols >= fout) && cols >= 2 * f.regN &&
-          !matrixPays) {
+      // Blocks narrower than two register tiles still win where the matrix
+      // would make its round trip through memory, beyond the shared cache:
+      // 380 -> 9 3x3 at 57x57 (44 MB, blocks of 57 columns) 5.07 -> 2.31
+      // ms, 192 -> 32 5x5 at 48x48 (44 MB) 6.50 -> 3.30, 749 -> 10 stride 2
+      // at 104x104 (73 MB) 10.9 -> 8.1; within it they lost (128 -> 24 5x5
+      // at 50x50, 32 MB: 3.81 -> 4.42; 616 -> 27 stride 2 at 42x51, 12 MB:
+      // 1.34 -> 1.99; Zen 5, 32 MB L3).
+      bool narrowPays = k * oh * ow * elt > sharedCacheBytes;
+      if ((weightsStay || 2 * cols >= fout) &&
+          (cols >= 2 * f.regN || narrowPays) && !matrixPays) {
         f.strategy = "blocked_im2col";
         f.blockBytes = blockBytes;
         f.threads = parallel ? maxChunks : 0;

@@ -31,6 +31,7 @@ scheduleFields() {
           {"loop_order", &CpuScheduleOptions::loopOrder},
           {"max_chunks", &CpuScheduleOptions::maxChunks},
           {"cache_bytes", &CpuScheduleOptions::cacheBytes},
+          {"shared_cache_bytes", &CpuScheduleOptions::sharedCacheBytes},
           {"sparse_weights", &CpuScheduleOptions::sparseWeights}};
 }
 

@@ -121,6 +121,36 @@ func.func @narrow_blocks(%x: tensor<1x48x32x32xf32>, %w: tensor<48x48x5x5xf32>, 
 
 // -----
 
+// Blocks of one output row (57 columns of 380 x 9 floats, 780 KB) are
+// narrower than two register tiles, but the whole matrix (44 MB) is beyond
+// the shared cache: blocked. Its 9 output channels are one register tile of
+// 9 rows (8 + 1 would leave a one-row rest as slow as a 4-row tile); at
+// 256 bits (6 rows at most) two of 5 and 4 rather than 6 + 3.
+// V512-LABEL: func.func @narrow_blocks_beyond_shared_cache
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "blocked_im2col", vector_bits = 512, tile_m = {{[0-9]+}}, tile_n = {{[0-9]+}}, tile_k = {{[0-9]+}}, reg_m = 9,
+// V256-LABEL: func.func @narrow_blocks_beyond_shared_cache
+// V256: linalg.conv_2d_nchw_fchw {{.*}}strategy = "blocked_im2col", vector_bits = 256, tile_m = {{[0-9]+}}, tile_n = {{[0-9]+}}, tile_k = {{[0-9]+}}, reg_m = 5,
+func.func @narrow_blocks_beyond_shared_cache(%x: tensor<1x380x59x59xf32>, %w: tensor<9x380x3x3xf32>, %o: tensor<1x9x57x57xf32>) -> tensor<1x9x57x57xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x380x59x59xf32>, tensor<9x380x3x3xf32>) outs(%o : tensor<1x9x57x57xf32>) -> tensor<1x9x57x57xf32>
+  return %r : tensor<1x9x57x57xf32>
+}
+
+// -----
+
+// A product of 10 rows: one register tile of 10 at 512 bits (rather than
+// 8 and a 2-row rest); 24 rows stay three of 8.
+// V512-LABEL: func.func @few_rows
+// V512: linalg.matmul {{.*}}reg_m = 10,
+// V512: linalg.matmul {{.*}}reg_m = 8,
+func.func @few_rows(%a: tensor<10x512xf32>, %b: tensor<512x512xf32>, %c: tensor<10x512xf32>, %a2: tensor<24x512xf32>, %c2: tensor<24x512xf32>) -> (tensor<10x512xf32>, tensor<24x512xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<10x512xf32>, tensor<512x512xf32>) outs(%c : tensor<10x512xf32>) -> tensor<10x512xf32>
+  %r2 = linalg.matmul ins(%a2, %b : tensor<24x512xf32>, tensor<512x512xf32>) outs(%c2 : tensor<24x512xf32>) -> tensor<24x512xf32>
+  return %r, %r2 : tensor<10x512xf32>, tensor<24x512xf32>
+}
+
+// -----
+
 // A 1x1 stride-1 convolution as large (256 x 56 x 56 floats, 3.2 MB) reads
 // its input as the im2col matrix: blocks would only copy it.
 // V512-LABEL: func.func @large_pointwise
