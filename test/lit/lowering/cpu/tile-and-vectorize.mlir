@@ -8,7 +8,9 @@
 // accumulator. The 16 rows past the last whole block of 24 are a matmul of
 // their own, so every tile is static: its register tiles are 6, 6 and a
 // peeled 4; its 16 x 96 x 128 multiply-adds (above a quarter of
-// min_parallel_work, times 8 lanes) take threads over its column blocks.
+// min_parallel_work, times 8 lanes) take threads over its column blocks,
+// each running its own K steps (one row block: no B block to share, and its
+// A stays in cache).
 // CHECK-LABEL: func.func @matmul
 //       CHECK: scf.for {{.*}} = %c0 to %c128 step %c64
 //       CHECK:   scf.forall ({{.*}}) = (0, 0) to (48, 96) step (24, 32)
@@ -20,8 +22,8 @@
 //       CHECK:           vector.transfer_read {{.*}} vector<1x16xf32>
 //       CHECK:           vector.contract {{.*}} %[[IT]] : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:         vector.transfer_write %[[SUM]]
-//       CHECK: scf.for {{.*}} = %c0 to %c128 step %c64
-//       CHECK:   scf.forall ({{.*}}) = (0) to (96) step (32)
+//       CHECK: scf.forall ({{.*}}) = (0) to (96) step (32)
+//       CHECK:   scf.for {{.*}} = %c0 to %c128 step %c64
 //       CHECK: vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 //       CHECK:   vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 //   CHECK-NOT: linalg.matmul
