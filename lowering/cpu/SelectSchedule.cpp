@@ -543,14 +543,22 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       // 0.23), with few, blocks win (3 -> 16 at 224x224, the same 5.4 MB,
       // 0.29 blocked against 0.32; 32 -> 64 at 112x112, 14 MB, 1.9 / 2.6).
       bool matrixPays = k * oh * ow * elt <= fout * (cacheBytes / 10);
-      // Blocks narrower than two register tiles still win where the matrix
-      // would make its round trip through memory, beyond the shared cache:
-      // 380 -> 9 3x3 at 57x57 (44 MB, blocks of 57 columns) 5.07 -> 2.31
-      // ms, 192 -> 32 5x5 at 48x48 (44 MB) 6.50 -> 3.30, 749 -> 10 stride 2
-      // at 104x104 (73 MB) 10.9 -> 8.1; within it they lost (128 -> 24 5x5
-      // at 50x50, 32 MB: 3.81 -> 4.42; 616 -> 27 stride 2 at 42x51, 12 MB:
-      // 1.34 -> 1.99; Zen 5, 32 MB L3).
-      bool narrowPays = k * oh * ow * elt > sharedCacheBytes;
+      // Blocks narrower than two register tiles still win where the
+      // matrix's round trip through the shared cache or memory outweighs
+      // their masked edges: the round trip costs 1 / fout of the
+      // multiply-adds, more beyond the shared cache. Blocked where the
+      // matrix is beyond the shared cache or more than fout / 24 of it
+      // (Zen 5, 32 MB L3, one thread, ms plain / blocked): 380 -> 9 3x3 at
+      // 57x57 (44 MB) 5.07 / 2.31, 707 -> 11 at 36x36 (33 MB) 3.42 / 1.55,
+      // 400 -> 14 at 48x48 (33 MB) 3.87 / 2.39, 192 -> 32 5x5 at 48x48
+      // (44 MB) 6.50 / 3.30, 749 -> 10 stride 2 at 104x104 (73 MB) 10.9 /
+      // 8.1; plain where it is less: 128 -> 24 5x5 at 50x50 (32 MB) 3.81 /
+      // 4.42, 300 -> 16 3x3 at 40x40 (17 MB) 1.16 / 1.78, 616 -> 27 stride 2
+      // at 42x51 (12 MB) 1.34 / 1.99, 256 -> 8 at 32x32 (9.4 MB) 0.42 /
+      // 0.27 (two threads 0.22 / 0.24).
+      int64_t matrixBytes = k * oh * ow * elt;
+      bool narrowPays = matrixBytes > sharedCacheBytes ||
+                        matrixBytes * 24 > sharedCacheBytes * fout;
       if ((weightsStay || 2 * cols >= fout) &&
           (cols >= 2 * f.regN || narrowPays) && !matrixPays) {
         f.strategy = "blocked_im2col";

@@ -138,6 +138,22 @@ func.func @narrow_blocks_beyond_shared_cache(%x: tensor<1x380x59x59xf32>, %w: te
 
 // -----
 
+// 707 -> 11 at 36x36: blocks of one output row (36 columns), a 33 MB matrix
+// within the 32 MiB shared cache but more than 11 / 24 of it: blocked.
+// 300 -> 16 at 40x40 (17 MB, less than 16 / 24 of it): the whole matrix.
+// V512-LABEL: func.func @narrow_blocks_few_channels
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "blocked_im2col",
+// V512: linalg.conv_2d_nchw_fchw {{.*}}strategy = "im2col",
+func.func @narrow_blocks_few_channels(%x: tensor<1x707x38x38xf32>, %w: tensor<11x707x3x3xf32>, %o: tensor<1x11x36x36xf32>, %x2: tensor<1x300x42x42xf32>, %w2: tensor<16x300x3x3xf32>, %o2: tensor<1x16x40x40xf32>) -> (tensor<1x11x36x36xf32>, tensor<1x16x40x40xf32>) {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x707x38x38xf32>, tensor<11x707x3x3xf32>) outs(%o : tensor<1x11x36x36xf32>) -> tensor<1x11x36x36xf32>
+  %r2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x2, %w2 : tensor<1x300x42x42xf32>, tensor<16x300x3x3xf32>) outs(%o2 : tensor<1x16x40x40xf32>) -> tensor<1x16x40x40xf32>
+  return %r, %r2 : tensor<1x11x36x36xf32>, tensor<1x16x40x40xf32>
+}
+
+// -----
+
 // A product of 10 rows: one register tile of 10 at 512 bits (rather than
 // 8 and a 2-row rest); 24 rows stay three of 8.
 // V512-LABEL: func.func @few_rows
