@@ -15,13 +15,12 @@
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/RowTiling.h"
 #include "lowering/cpu/Schedule.h"
+#include "lowering/cpu/ScheduleFields.h"
 #include "lowering/cpu/Transforms.h"
 
 #include "dialects/graph/ConstantData.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -39,47 +38,6 @@ namespace {
 /// more on the x86 and Arm cores kiln targets).
 constexpr int64_t kL1Bytes = 32 * 1024;
 
-/// The fields of a #kiln_kernel.cpu_schedule, editable.
-struct Fields {
-  std::string strategy;
-  int64_t vectorBits = 0, tileM = 0, tileN = 0, tileK = 0, regM = 0, regN = 0,
-          regK = 0, packRowBytes = 0, packARowBytes = 0, packMinReuse = 0,
-          packAMinReuse = 0, threads = 0, minParallelWork = 0, blockBytes = 0,
-          accumulators = 0, loopOrder = 0;
-
-  /// The integer fields by their names in the attribute and in schedule
-  /// files.
-  static ArrayRef<std::pair<StringRef, int64_t Fields::*>> integers() {
-    static const std::pair<StringRef, int64_t Fields::*> fields[] = {
-        {"vector_bits", &Fields::vectorBits},
-        {"tile_m", &Fields::tileM},
-        {"tile_n", &Fields::tileN},
-        {"tile_k", &Fields::tileK},
-        {"reg_m", &Fields::regM},
-        {"reg_n", &Fields::regN},
-        {"reg_k", &Fields::regK},
-        {"pack_row_bytes", &Fields::packRowBytes},
-        {"pack_a_row_bytes", &Fields::packARowBytes},
-        {"pack_min_reuse", &Fields::packMinReuse},
-        {"pack_a_min_reuse", &Fields::packAMinReuse},
-        {"threads", &Fields::threads},
-        {"min_parallel_work", &Fields::minParallelWork},
-        {"block_bytes", &Fields::blockBytes},
-        {"accumulators", &Fields::accumulators},
-        {"loop_order", &Fields::loopOrder}};
-    return fields;
-  }
-
-  CpuScheduleAttr toAttr(MLIRContext *ctx,
-                         function_ref<InFlightDiagnostic()> emitError) const {
-    return CpuScheduleAttr::getChecked(
-        emitError, ctx, StringRef(strategy), vectorBits, tileM, tileN, tileK,
-        regM, regN, regK, packRowBytes, packARowBytes, packMinReuse,
-        packAMinReuse, threads, minParallelWork, blockBytes, accumulators,
-        loopOrder);
-  }
-};
-
 bool hasStaticShapes(Operation *op) {
   auto isStatic = [](Type t) {
     auto shaped = dyn_cast<ShapedType>(t);
@@ -95,68 +53,8 @@ int64_t elementBytes(Operation *op) {
                           : 4;
 }
 
-/// Per-op overrides read from a schedule file.
-using Overrides = llvm::StringMap<llvm::json::Object>;
-
-/// Reads schedules from JSON `text`; `path` names it in errors.
-LogicalResult parseSchedules(StringRef text, StringRef path,
-                             Overrides &overrides, std::string &error) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
-  if (!json) {
-    error = path.str() + " is not JSON: " + llvm::toString(json.takeError());
-    return failure();
-  }
-  llvm::json::Object *ops = json->getAsObject();
-  if (!ops) {
-    error = path.str() + " must hold an object keyed by op (node name, "
-                         "node#fingerprint or fingerprint)";
-    return failure();
-  }
-  for (auto &[key, value] : *ops) {
-    llvm::json::Object *fields = value.getAsObject();
-    if (!fields) {
-      error = path.str() + ": entry '" + key.str() +
-              "' must be an object of schedule fields";
-      return failure();
-    }
-    for (auto &entry : *fields) {
-      StringRef name = entry.first;
-      const llvm::json::Value &field = entry.second;
-      bool known = name == "strategy" ||
-                   llvm::any_of(Fields::integers(),
-                                [&](auto f) { return f.first == name; });
-      if (!known) {
-        std::string names = "strategy";
-        for (auto f : Fields::integers())
-          names += ", " + f.first.str();
-        error = path.str() + ": entry '" + key.str() + "': unknown key '" +
-                name.str() + "' (known: " + names + ")";
-        return failure();
-      }
-      if (name == "strategy" ? !field.getAsString() : !field.getAsInteger()) {
-        error = path.str() + ": entry '" + key.str() + "': '" + name.str() +
-                "' must be " + (name == "strategy" ? "a string" : "an integer");
-        return failure();
-      }
-    }
-    // A later source's entry for the same op adds to an earlier one's.
-    for (auto &entry : *fields)
-      overrides[key][entry.first] = std::move(entry.second);
-  }
-  return success();
-}
-
-void applyOverride(Fields &f, const llvm::json::Object &entry) {
-  for (auto &[name, value] : entry) {
-    if (name == "strategy") {
-      f.strategy = value.getAsString()->str();
-      continue;
-    }
-    for (auto [key, field] : Fields::integers())
-      if (key == name.str())
-        f.*field = *value.getAsInteger();
-  }
-}
+using Fields = ScheduleFields;
+using Overrides = ScheduleOverrides;
 
 struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   using SelectScheduleBase::SelectScheduleBase;
@@ -339,61 +237,6 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // convolution at 56x56).
     if (n < 2 * f.tileN && n % f.tileN * 10 >= n)
       f.tileN = wholeBlockTile(n, f.tileN, f.regN, 2);
-  }
-
-  /// Row blocks (of 8 register tiles or more, up to `f.tileM`) that two or
-  /// four threads finish soonest: they share the whole blocks (times the
-  /// column blocks), then the rows past them, an op of their own, split by
-  /// its column blocks. 1000 rows (a classifier as a 1x1 convolution,
-  /// SqueezeNet's 512 -> 1000 at 13x13) were 7 blocks of 128 and 104 rows:
-  /// two threads ran 4 blocks, then the rest on one; in 8 blocks of 120
-  /// (and 40 rows), 0.434 -> 0.372 ms. A block 5 % shorter or more wins.
-  static int64_t evenRowBlocks(int64_t m, int64_t n, const Fields &f) {
-    if (m <= f.tileM || f.regM <= 0)
-      return f.tileM;
-    int64_t columns = std::max<int64_t>(n / std::max<int64_t>(f.tileN, 1), 1);
-    auto cost = [&](int64_t tile) {
-      int64_t whole = m / tile, rest = m - whole * tile, total = 0;
-      for (int64_t t : {2, 4})
-        total += llvm::divideCeil(whole * columns, t) * tile +
-                 llvm::divideCeil(columns, t) * rest;
-      return total;
-    };
-    int64_t best = f.tileM, bestCost = cost(f.tileM);
-    for (int64_t tile = f.tileM - f.regM; tile >= 8 * f.regM; tile -= f.regM)
-      if (int64_t c = cost(tile); 20 * c <= 19 * bestCost) {
-        best = tile;
-        bestCost = c;
-      }
-    return best;
-  }
-
-  /// Cache or thread blocks that leave no rows (columns) past the last
-  /// whole block but those of the last register tile: as many blocks of
-  /// equal size where that divides `size`, else the largest multiple of
-  /// `reg` up to `tile`, of `least` register tiles or more (two at least),
-  /// whose blocks divide `size`'s whole register tiles; `tile` itself when
-  /// none does or `size` fits in one block. The rest past the whole blocks
-  /// runs as an op of its own, after them and often on one thread: 200 rows
-  /// in blocks of 64 left 8 rows, and 289 pixels in blocks of 256 left 33
-  /// columns, 21 % of a 200-channel 3x3 convolution's time at 17x17 on two
-  /// threads; in blocks of 40 rows and 96 columns, 1.27 -> 0.99 ms (1.63 ->
-  /// 1.52 on one thread). Also gives the threads even row blocks: 192 rows in
-  /// blocks of 128 were a block and a serial rest.
-  static int64_t wholeBlockTile(int64_t size, int64_t tile, int64_t reg,
-                                int64_t least) {
-    if (size <= tile || reg <= 0)
-      return tile;
-    // As many blocks, of equal size (192 rows: two of 96).
-    int64_t blocks = llvm::divideCeil(size, tile);
-    int64_t equal = llvm::alignTo(llvm::divideCeil(size, blocks), reg);
-    if (size % equal == 0)
-      return equal;
-    int64_t tiles = size / reg;
-    for (int64_t j = tile / reg; j >= std::max<int64_t>(least, 2); --j)
-      if (tiles % j == 0)
-        return j * reg;
-    return tile;
   }
 
   /// A matrix-vector product (M = 1) streams B once: one accumulator row
