@@ -495,7 +495,11 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// one sequential stream per panel instead of a run of each row (a
   /// zero-padded last panel costs them a few percent of the bytes):
   /// ResNet-50's 2048 -> 1000 classifier 0.77 -> 0.53 ms on a Zen 4 core.
-  /// Other products need whole panels of columns.
+  /// So do products of fewer than two register tiles of rows, which read
+  /// each B block once or twice (Zen 5, one thread, copied / packed ms:
+  /// 3 x 2048 x 2048 0.54 / 0.19, 6 x 2288 x 2433 0.78 / 0.41, 5 x 2856 x
+  /// 1355 0.24 / 0.19; 10 x 1464 x 2382 and 15 x 1024 x 1000 alike). Other
+  /// products need whole panels of columns.
   bool packedWeightsPay(linalg::LinalgOp op, const Fields &f) {
     auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
     if (!packedWeights || vectorBits <= 0 || !matmul ||
@@ -505,8 +509,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     auto c = cast<ShapedType>(op.getDpsInits()[0].getType());
     int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
     if (!c.getElementType().isF32() || !a.getElementType().isF32() ||
-        (m != 1 && (m < 2 * f.regM || n % f.regN != 0)) ||
-        2 * k * n * 4 <= cacheBytes)
+        (m >= 2 * f.regM && n % f.regN != 0) || 2 * k * n * 4 <= cacheBytes)
       return false;
     return getConstantData(op.getDpsInputs()[1]).has_value();
   }

@@ -46,6 +46,10 @@ CASES = {
     # zero-padded (1000 columns), threads over panels.
     "gemv_1x2048x1000": ((1, 2048), 1000, True, True),
     "gemv_1x640x1001": ((1, 1, 640), 1001, False, True),
+    # Fewer than two register tiles of rows read packed panels too, the last
+    # one partial: 3 rows, and 13 over a batch of one.
+    "rows3_k2048_n1001": ((3, 2048), 1001, True, True),
+    "rows13_k700_n777": ((1, 13, 700), 777, False, True),
     # Weights in cache: the heuristic keeps the contraction kernel.
     "small_64x96x128": ((64, 96), 128, True, True),
     # Weights fed at run time: nothing to pack.

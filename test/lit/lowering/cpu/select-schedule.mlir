@@ -246,6 +246,23 @@ func.func @gemv_constant(%a: tensor<1x1024xf32>, %c: tensor<1x1000xf32>) -> tens
 
 // -----
 
+// Fewer than two register tiles of rows (3, 15) read the packed panels as a
+// matrix-vector product does, a partial last panel included; 16 rows over
+// 1000 columns (not whole panels) copy B's panels at run time.
+// V512-LABEL: func.func @few_rows_constant
+// V512: linalg.matmul {{.*}}strategy = "packed_weights"
+// V512: linalg.matmul {{.*}}strategy = "packed_weights"
+// V512: linalg.matmul {{.*}}strategy = "contraction"
+func.func @few_rows_constant(%a: tensor<3x1024xf32>, %c: tensor<3x1000xf32>, %a2: tensor<15x1024xf32>, %c2: tensor<15x1000xf32>, %a3: tensor<16x1024xf32>, %c3: tensor<16x1000xf32>) -> (tensor<3x1000xf32>, tensor<15x1000xf32>, tensor<16x1000xf32>) {
+  %b = arith.constant dense<0.5> : tensor<1024x1000xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<3x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<3x1000xf32>) -> tensor<3x1000xf32>
+  %r2 = linalg.matmul ins(%a2, %b : tensor<15x1024xf32>, tensor<1024x1000xf32>) outs(%c2 : tensor<15x1000xf32>) -> tensor<15x1000xf32>
+  %r3 = linalg.matmul ins(%a3, %b : tensor<16x1024xf32>, tensor<1024x1000xf32>) outs(%c3 : tensor<16x1000xf32>) -> tensor<16x1000xf32>
+  return %r, %r2, %r3 : tensor<3x1000xf32>, tensor<15x1000xf32>, tensor<16x1000xf32>
+}
+
+// -----
+
 // The pixel-row product reads its A (the image) in place, a K step's column
 // a few floats of a new line: A's block of pixels x tile_k stays in L1, so
 // 49 pixels take K blocks of 128; 25 pixels keep 256.
