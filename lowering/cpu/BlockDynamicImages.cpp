@@ -35,21 +35,27 @@ namespace kiln {
 namespace kiln {
 namespace {
 
-/// An NCHW image op: input [N, C.., H, W], a static window [.., kh, kw] (a
+/// An image op: input [N, C.., H, W], a static window [.., kh, kw] (a
 /// filter or a pooling window), output [N, K.., OH, OW] (grouped
-/// convolutions: [N, G, C, H, W] and [N, G, F, OH, OW]).
+/// convolutions: [N, G, C, H, W] and [N, G, F, OH, OW]); channels-last
+/// convolutions [N, H, W, C] with a [kh, kw, C, F] filter. `hd` and `wd`
+/// are the image's height and width dims.
 struct ImageOp {
   linalg::LinalgOp op;
-  int64_t kh, kw, sh, sw, dh, dw;
+  int64_t kh, kw, sh, sw, dh, dw, hd, wd;
 };
 
 std::optional<ImageOp> matchImageOp(Operation *op) {
   DenseIntElementsAttr strides, dilations;
-  bool product = false;
+  bool product = false, channelsLast = false;
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
     strides = conv.getStrides();
     dilations = conv.getDilations();
     product = true;
+  } else if (auto nhwc = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op)) {
+    strides = nhwc.getStrides();
+    dilations = nhwc.getDilations();
+    product = channelsLast = true;
   } else if (auto grouped = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op)) {
     strides = grouped.getStrides();
     dilations = grouped.getDilations();
@@ -77,36 +83,43 @@ std::optional<ImageOp> matchImageOp(Operation *op) {
       out.getRank() != in.getRank() || !window.hasStaticShape())
     return std::nullopt;
   int64_t rank = out.getRank();
-  for (int64_t d = 1; d < rank - 2; ++d)
-    if (in.isDynamicDim(d) || out.isDynamicDim(d))
+  int64_t hd = channelsLast ? 1 : rank - 2, wd = hd + 1;
+  for (int64_t d = 1; d < rank; ++d)
+    if (d != hd && d != wd && (in.isDynamicDim(d) || out.isDynamicDim(d)))
       return std::nullopt;
+  // Channels-last ops only over a static batch (their dynamic images keep
+  // the generic paths).
+  if (channelsLast && (out.isDynamicDim(hd) || out.isDynamicDim(wd)))
+    return std::nullopt;
   // Static images: only the products over a batch (pooling and depthwise
   // kernels take the batch as it is).
   if (out.hasStaticShape() &&
       (!product || out.getDimSize(0) == 1 || !in.hasStaticShape()))
     return std::nullopt;
-  int64_t wr = window.getRank();
+  int64_t wh = channelsLast ? 0 : window.getRank() - 2;
   auto s = strides.getValues<int64_t>(), d = dilations.getValues<int64_t>();
   return ImageOp{linalgOp,
-                 window.getDimSize(wr - 2),
-                 window.getDimSize(wr - 1),
+                 window.getDimSize(wh),
+                 window.getDimSize(wh + 1),
                  s[0],
                  s[1],
                  d[0],
-                 d[1]};
+                 d[1],
+                 hd,
+                 wd};
 }
 
 /// Tile extents: whole static dims, and about `pixels` output pixels per
 /// tile (at least 8 columns) where H and W are run-time extents.
-std::pair<int64_t, int64_t> tileExtents(RankedTensorType out, int64_t pixels) {
-  int64_t r = out.getRank();
-  int64_t oh = out.getDimSize(r - 2), ow = out.getDimSize(r - 1);
-  if (!out.isDynamicDim(r - 2) && !out.isDynamicDim(r - 1))
+std::pair<int64_t, int64_t> tileExtents(RankedTensorType out, int64_t hd,
+                                        int64_t wd, int64_t pixels) {
+  int64_t oh = out.getDimSize(hd), ow = out.getDimSize(wd);
+  if (!out.isDynamicDim(hd) && !out.isDynamicDim(wd))
     return {oh, ow};
-  if (!out.isDynamicDim(r - 2))
+  if (!out.isDynamicDim(hd))
     return {oh, std::max<int64_t>(
                     8, llvm::PowerOf2Ceil(llvm::divideCeil(pixels, oh)))};
-  if (!out.isDynamicDim(r - 1))
+  if (!out.isDynamicDim(wd))
     return {
         std::max<int64_t>(1, llvm::PowerOf2Ceil(llvm::divideCeil(pixels, ow))),
         ow};
@@ -154,9 +167,8 @@ struct BlockDynamicImagesPass
   void rewrite(IRRewriter &rewriter, ImageOp m) {
     rewriter.setInsertionPoint(m.op);
     auto outType = cast<RankedTensorType>(m.op.getDpsInits()[0].getType());
-    int64_t r = outType.getRank();
-    auto [bh, bw] = tileExtents(outType, tilePixels);
-    if (!outType.isDynamicDim(r - 2) && !outType.isDynamicDim(r - 1)) {
+    auto [bh, bw] = tileExtents(outType, m.hd, m.wd, tilePixels);
+    if (!outType.isDynamicDim(m.hd) && !outType.isDynamicDim(m.wd)) {
       // Whole images: every image holds the tile.
       rewriter.replaceOp(m.op, buildTiles(rewriter, m.op->getLoc(), m, bh, bw));
       return;
@@ -166,8 +178,8 @@ struct BlockDynamicImagesPass
     SmallVector<std::pair<int64_t, int64_t>> levels = {{bh, bw}};
     for (int64_t div : {8, 64}) {
       std::pair<int64_t, int64_t> next = {
-          outType.isDynamicDim(r - 2) ? std::max<int64_t>(1, bh / div) : bh,
-          outType.isDynamicDim(r - 1) ? std::max<int64_t>(1, bw / div) : bw};
+          outType.isDynamicDim(m.hd) ? std::max<int64_t>(1, bh / div) : bh,
+          outType.isDynamicDim(m.wd) ? std::max<int64_t>(1, bw / div) : bw};
       if (next != levels.back())
         levels.push_back(next);
     }
@@ -192,9 +204,8 @@ struct BlockDynamicImagesPass
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    int64_t r = cast<RankedTensorType>(init.getType()).getRank();
-    Value oh = tensor::DimOp::create(b, loc, init, r - 2);
-    Value ow = tensor::DimOp::create(b, loc, init, r - 1);
+    Value oh = tensor::DimOp::create(b, loc, init, m.hd);
+    Value ow = tensor::DimOp::create(b, loc, init, m.wd);
     Value fits = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, oh, index(bh)),
@@ -220,14 +231,13 @@ struct BlockDynamicImagesPass
     Value init = m.op.getDpsInits()[0];
     auto inType = cast<RankedTensorType>(input.getType());
     auto outType = cast<RankedTensorType>(init.getType());
-    int64_t r = outType.getRank();
     int64_t ih = (bh - 1) * m.sh + (m.kh - 1) * m.dh + 1;
     int64_t iw = (bw - 1) * m.sw + (m.kw - 1) * m.dw + 1;
     auto tileShape = [&](RankedTensorType t, int64_t h, int64_t w) {
       SmallVector<int64_t> shape(t.getShape());
       shape[0] = 1;
-      shape[r - 2] = h;
-      shape[r - 1] = w;
+      shape[m.hd] = h;
+      shape[m.wd] = w;
       return RankedTensorType::get(shape, t.getElementType());
     };
     RankedTensorType tileType = tileShape(outType, bh, bw);
@@ -236,11 +246,11 @@ struct BlockDynamicImagesPass
       return arith::ConstantIndexOp::create(b, l, v);
     };
     Value n = tensor::DimOp::create(b, l, init, 0);
-    Value oh = tensor::DimOp::create(b, l, init, r - 2);
-    Value ow = tensor::DimOp::create(b, l, init, r - 1);
+    Value oh = tensor::DimOp::create(b, l, init, m.hd);
+    Value ow = tensor::DimOp::create(b, l, init, m.wd);
     // The channels are static (matchImageOp).
     SmallVector<Value> dynamicDims;
-    for (auto [d, extent] : llvm::zip(std::array<int64_t, 3>{0, r - 2, r - 1},
+    for (auto [d, extent] : llvm::zip(std::array<int64_t, 3>{0, m.hd, m.wd},
                                       std::array<Value, 3>{n, oh, ow}))
       if (outType.isDynamicDim(d))
         dynamicDims.push_back(extent);
@@ -266,9 +276,9 @@ struct BlockDynamicImagesPass
         b, l, zero, n, one, ValueRange{result},
         [&](OpBuilder &b, Location l, Value bi, ValueRange acc) {
           Value done = along(
-              b, l, r - 2, oh, bh, acc[0],
+              b, l, m.hd, oh, bh, acc[0],
               [&](OpBuilder &b, Location l, Value h, Value acc) {
-                return along(b, l, r - 1, ow, bw, acc,
+                return along(b, l, m.wd, ow, bw, acc,
                              [&](OpBuilder &b, Location l, Value w, Value acc) {
                                return computeTile(b, l, m, input, window, init,
                                                   acc, bi, h, w, tileType,
@@ -305,8 +315,8 @@ struct BlockDynamicImagesPass
     auto offsetsAt = [&](OpFoldResult y, OpFoldResult x) {
       SmallVector<OpFoldResult> offsets(r, c0);
       offsets[0] = bi;
-      offsets[r - 2] = y;
-      offsets[r - 1] = x;
+      offsets[m.hd] = y;
+      offsets[m.wd] = x;
       return offsets;
     };
     SmallVector<OpFoldResult> inOffsets =

@@ -128,9 +128,10 @@ def BlockDynamicImages : Pass<"kiln-cpu-block-dynamic-images", "mlir::func::Func
     The last tile of a row or column is shifted back to end at the edge and
     starts again from the op's initial value (a fill or bias broadcast made
     at the tile's shape), so overlapping pixels get the same values twice.
-    Smaller images take the dynamic op. A convolution (plain or grouped)
-    over a static batch of two or more becomes a loop over its images, each
-    a batch-1 convolution of the whole image, which the im2col paths take.
+    Smaller images take the dynamic op. A convolution (plain, grouped or
+    channels-last) over a static batch of two or more becomes a loop over its
+    images, each a batch-1 convolution of the whole image, which the im2col
+    paths take.
   }];
   let options = [
     Option<"tilePixels", "tile-pixels", "int64_t", "256",

@@ -144,7 +144,11 @@ def check_case(args, name, spec, work):
     """Returns [(label, ok, message)], one per CPU."""
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     model, inputs, ref = make_case(name, spec, rng, work)
-    return gen.check_against_references(args, model, inputs, ref, work, CPUS)
+    cpus = CPUS
+    if "batch" in name:
+        # Static batches also channels-last (a loop of NHWC convolutions).
+        cpus = CPUS + [("native nhwc", ["--cpu", "native", "--layout", "nhwc"])]
+    return gen.check_against_references(args, model, inputs, ref, work, cpus)
 
 
 if __name__ == "__main__":

@@ -111,3 +111,21 @@ func.func @depthwise_static_batch(%x: tensor<2x8x8x8xf32>, %w: tensor<8x3x3xf32>
   %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x8x8x8xf32>, tensor<8x3x3xf32>) outs(%init : tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
   return %y : tensor<2x8x6x6xf32>
 }
+
+// -----
+
+// A channels-last convolution over a static batch of two: the same loop,
+// its image dims 1 and 2 ([1, H, W, C] windows of the input).
+// CHECK-LABEL: func.func @nhwc_static_batch
+// CHECK:       scf.for %[[N:.*]] = %c0 to %c2 step %c1
+// CHECK-NOT:     scf.for
+// CHECK:         %[[IN:.*]] = tensor.extract_slice %arg0[%[[N]], 0, 0, 0] [1, 9, 9, 16]
+// CHECK:         %[[DEST:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 4, 4, 32]
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[IN]], %arg1 : tensor<1x9x9x16xf32>, tensor<3x3x16x32xf32>) outs(%{{.*}} : tensor<1x4x4x32xf32>)
+func.func @nhwc_static_batch(%x: tensor<2x10x10x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<2x4x4x32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x4x32xf32>
+  %init = linalg.fill ins(%cst : f32) outs(%e : tensor<2x4x4x32xf32>) -> tensor<2x4x4x32xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<2x10x10x16xf32>, tensor<3x3x16x32xf32>) outs(%init : tensor<2x4x4x32xf32>) -> tensor<2x4x4x32xf32>
+  return %y : tensor<2x4x4x32xf32>
+}
