@@ -13,6 +13,7 @@
 #include "dialects/kernel/KernelAttrs.h"
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -37,6 +38,14 @@ kernel::CpuScheduleAttr getOwnSchedule(mlir::Operation *op);
 /// (tiles are still sized as if, and LLVM lowers the vectors to scalars).
 inline int64_t lanesFor(int64_t vectorBits) {
   return std::max<int64_t>(vectorBits / 32, 4);
+}
+
+/// Bytes of one element of `type` (a shaped type's element; whole bytes,
+/// sub-byte types as one); 4 for types without a bit width.
+inline int64_t elementBytesOf(mlir::Type type) {
+  mlir::Type t = mlir::getElementTypeOrSelf(type);
+  return t.isIntOrFloat() ? std::max<int64_t>(t.getIntOrFloatBitWidth(), 8) / 8
+                          : 4;
 }
 
 /// The kind of schedule an op takes: "conv" (NCHW), "conv_nhwc",

@@ -48,9 +48,7 @@ bool hasStaticShapes(Operation *op) {
 }
 
 int64_t elementBytes(Operation *op) {
-  Type t = getElementTypeOrSelf(op->getOperand(0).getType());
-  return t.isIntOrFloat() ? std::max<unsigned>(t.getIntOrFloatBitWidth(), 8) / 8
-                          : 4;
+  return elementBytesOf(op->getOperand(0).getType());
 }
 
 using Fields = ScheduleFields;
@@ -365,6 +363,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     // 16 channels at 112x112: 211 -> 90 us, 256 -> 128 at 56x56: 1.60 ->
     // 1.35 ms unblocked).
     int64_t elt = elementBytes(conv);
+    int64_t matrixBytes = k * oh * ow * elt;
     fitRegisterRows(f, out.getDimSize(1));
     if (forced && *forced == "blocked_im2col") {
       f.strategy = "blocked_im2col";
@@ -374,7 +373,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     }
     if (!forced && blockBytes > 0 && n == 1 && oh >= 4 &&
         !isPointwiseConv(conv) && isa<FloatType>(out.getElementType()) &&
-        k * oh * ow * elt > std::min<int64_t>(4 * blockBytes, cacheBytes)) {
+        matrixBytes > std::min<int64_t>(4 * blockBytes, cacheBytes)) {
       int64_t cols = blockedIm2ColRows(k, oh, ow, elt, blockBytes) * ow;
       int64_t fout = out.getDimSize(1);
       bool weightsStay = 2 * fout * k * elt <= cacheBytes;
@@ -385,7 +384,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       // threads; 3 -> 64 stride 2 0.26 -> 0.22; 16 -> 64 at 55x55 0.25 ->
       // 0.23), with few, blocks win (3 -> 16 at 224x224, the same 5.4 MB,
       // 0.29 blocked against 0.32; 32 -> 64 at 112x112, 14 MB, 1.9 / 2.6).
-      bool matrixPays = k * oh * ow * elt <= fout * (cacheBytes / 10);
+      bool matrixPays = matrixBytes <= fout * (cacheBytes / 10);
       // Blocks narrower than two register tiles still win where the
       // matrix's round trip through the shared cache or memory outweighs
       // their masked edges: the round trip costs 1 / fout of the
@@ -399,7 +398,6 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
       // 4.42, 300 -> 16 3x3 at 40x40 (17 MB) 1.16 / 1.78, 616 -> 27 stride 2
       // at 42x51 (12 MB) 1.34 / 1.99, 256 -> 8 at 32x32 (9.4 MB) 0.42 /
       // 0.27 (two threads 0.22 / 0.24).
-      int64_t matrixBytes = k * oh * ow * elt;
       bool narrowPays = matrixBytes > sharedCacheBytes ||
                         matrixBytes * 24 > sharedCacheBytes * fout;
       if ((weightsStay || 2 * cols >= fout) &&

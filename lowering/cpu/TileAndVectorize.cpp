@@ -54,13 +54,6 @@ constexpr llvm::StringLiteral kPackCopyAttr = "kiln.pack_copy";
 /// their K steps inside: a quarter of a 1 MB L2.
 constexpr int64_t kInnerKStepsABytes = 256 * 1024;
 
-int64_t elementBytes(Value v) {
-  Type elt = getElementTypeOrSelf(v.getType());
-  return elt.isIntOrFloat()
-             ? std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1)
-             : 4;
-}
-
 ContractionTiles getTiles(kernel::CpuScheduleAttr s) {
   ContractionTiles t;
   t.lanes = lanesFor(s.getVectorBits());
@@ -283,7 +276,7 @@ LogicalResult tileContractionInto(RewriterBase &rewriter, linalg::LinalgOp op,
   // on two threads, ResNet-18 6.99 -> 6.67 (one thread 12.17 -> 11.92).
   // Pixel-row products (A the image, 0.2-1 MB) keep K outer: inside, each
   // column block read all of A again (ResNet-18 12.1 -> 14.4 ms).
-  int64_t aBytes = elementBytes(op.getDpsInputOperand(0)->get());
+  int64_t aBytes = elementBytesOf(op.getDpsInputOperand(0)->get().getType());
   for (unsigned d : dims->k)
     aBytes *= ranges[d];
   bool oneRowBlock = ranges[*mDim] <= mt;
