@@ -308,9 +308,13 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
       return std::nullopt;
     c = rootOf(cv, groups);
   }
-  // C must be a buffer of this function's own (not its caller's output).
+  // C is a buffer of this function's own or its caller's output (an
+  // argument of the function itself): the caller reads that one after the
+  // function, so an epilogue only writes it in place.
   auto cType = cast<MemRefType>(c.getType());
-  if (isa<BlockArgument>(c) || groups.size() != 2 || !cType.hasStaticShape())
+  auto arg = dyn_cast<BlockArgument>(c);
+  bool callerOwned = arg && isa<func::FuncOp>(arg.getOwner()->getParentOp());
+  if ((arg && !callerOwned) || groups.size() != 2 || !cType.hasStaticShape())
     return std::nullopt;
   BufferRange cRange = rangeOf(c);
   if (!cRange.known)
@@ -377,8 +381,9 @@ cpu::findContractionEpilogue(linalg::LinalgOp product) {
         Operation *after = nextToucher(gen, cRange, /*after=*/true);
         Block *block = gen->getBlock();
         bool diesAtEnd =
-            isa<func::FuncOp>(block->getParentOp()) ||
-            (c.getDefiningOp() && c.getDefiningOp()->getBlock() == block);
+            !callerOwned &&
+            (isa<func::FuncOp>(block->getParentOp()) ||
+             (c.getDefiningOp() && c.getDefiningOp()->getBlock() == block));
         bool dead =
             inPlace || (after ? overwrites(after, c) || reusesBytesOf(after, c)
                               : diesAtEnd);

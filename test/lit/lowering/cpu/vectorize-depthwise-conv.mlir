@@ -382,3 +382,43 @@ func.func @in_place_residual(%in: memref<1x4x12x12xf32>, %w: memref<4x3x3xf32>, 
   }
   return
 }
+
+// -----
+
+// Into the caller's output (a model whose last op is the pooling) the -inf
+// fill runs in the accumulators too: the output is written once, not
+// filled and read back.
+// CHECK-LABEL: func.func @max_pool_fill_caller_output
+//   CHECK-NOT: linalg.fill
+//       CHECK: scf.for
+//   CHECK-NOT:   vector.load %{{.*}} : memref<1x3x8x8xf32>
+//       CHECK:   vector.store %{{.*}} : memref<1x3x8x8xf32>, vector<8xf32>
+//   CHECK-NOT: linalg.fill
+func.func @max_pool_fill_caller_output(%in: memref<1x3x17x17xf32>, %window: memref<3x3xf32>, %out: memref<1x3x8x8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%ninf : f32) outs(%out : memref<1x3x8x8xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %window : memref<1x3x17x17xf32>, memref<3x3xf32>) outs(%out : memref<1x3x8x8xf32>)
+  return
+}
+
+// -----
+
+// The caller reads its output after the function: an activation from it
+// into another buffer is not fused (the output would never be written),
+// while the bias initializer is.
+// CHECK-LABEL: func.func @caller_output_read_later
+//   CHECK-NOT: linalg.broadcast
+//       CHECK: vector.fma
+//       CHECK: vector.store %{{.*}}, %{{.*}} : memref<1x4x10x10xf32>, vector<8xf32>
+//       CHECK: linalg.generic
+func.func @caller_output_read_later(%in: memref<1x4x12x12xf32>, %w: memref<4x3x3xf32>, %bias: memref<4xf32>, %out: memref<1x4x10x10xf32>, %y: memref<1x4x10x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.broadcast ins(%bias : memref<4xf32>) outs(%out : memref<1x4x10x10xf32>) dimensions = [0, 2, 3]
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : memref<1x4x12x12xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x10x10xf32>)
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%out : memref<1x4x10x10xf32>) outs(%y : memref<1x4x10x10xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.maximumf %i, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
