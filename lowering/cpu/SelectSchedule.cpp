@@ -496,8 +496,13 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// So do products of fewer than two register tiles of rows, which read
   /// each B block once or twice (Zen 5, one thread, copied / packed ms:
   /// 3 x 2048 x 2048 0.54 / 0.19, 6 x 2288 x 2433 0.78 / 0.41, 5 x 2856 x
-  /// 1355 0.24 / 0.19; 10 x 1464 x 2382 and 15 x 1024 x 1000 alike). Other
-  /// products need whole panels of columns.
+  /// 1355 0.24 / 0.19; 10 x 1464 x 2382 and 15 x 1024 x 1000 alike). So
+  /// do products of fewer than 32 tiles of rows over a partial last panel,
+  /// which pay the run-time copy of B's blocks over too few rows (16 x 2436
+  /// x 1961 1.42 / 0.88 ms, 32 x 2436 x 1961 2.32 / 1.96, 100 x 2048 x 1001
+  /// 2.16 / 1.87, 200 x 1024 x 1000 1.62 / 1.47); from 256 rows the two tie
+  /// within 8 % either way (256 x 2048 x 1500, 384 x 768 x 3001, 1000 x 512
+  /// x 1000). Whole panels of columns are packed at any size.
   bool packedWeightsPay(linalg::LinalgOp op, const Fields &f) {
     auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
     if (!packedWeights || vectorBits <= 0 || !matmul ||
@@ -507,7 +512,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     auto c = cast<ShapedType>(op.getDpsInits()[0].getType());
     int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
     if (!c.getElementType().isF32() || !a.getElementType().isF32() ||
-        (m >= 2 * f.regM && n % f.regN != 0) || 2 * k * n * 4 <= cacheBytes)
+        (m >= 32 * f.regM && n % f.regN != 0) || 2 * k * n * 4 <= cacheBytes)
       return false;
     return getConstantData(op.getDpsInputs()[1]).has_value();
   }

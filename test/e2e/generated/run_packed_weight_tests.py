@@ -50,6 +50,11 @@ CASES = {
     # one partial: 3 rows, and 13 over a batch of one.
     "rows3_k2048_n1001": ((3, 2048), 1001, True, True),
     "rows13_k700_n777": ((1, 13, 700), 777, False, True),
+    # Several row blocks over a partial last panel (under 32 register tiles
+    # of rows): 40 rows with a bias, and 150 (a partial row block) over a
+    # batch of two.
+    "rows40_k1500_n1001": ((40, 1500), 1001, True, True),
+    "batch2_rows75_k900_n530": ((2, 75, 900), 530, False, True),
     # Weights in cache: the heuristic keeps the contraction kernel.
     "small_64x96x128": ((64, 96), 128, True, True),
     # Weights fed at run time: nothing to pack.

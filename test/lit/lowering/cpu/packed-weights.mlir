@@ -45,19 +45,20 @@ func.func @k_loop(%x: tensor<16x96xf32>, %o: tensor<16x32xf32>) -> tensor<16x32x
 // -----
 
 // Weights within half the cache, fed at run time, or with a partial panel
-// of columns keep the contraction kernel.
+// of columns under 32 register tiles of rows (192 at reg_m 6) or more keep
+// the contraction kernel.
 // CHECK-LABEL: func.func @kept
 //   CHECK-NOT: scf.forall
 //       CHECK: linalg.matmul {{.*}}strategy = "contraction"{{.*}} tensor<16x32xf32>
 //       CHECK: linalg.matmul {{.*}}strategy = "contraction"{{.*}} tensor<96x32xf32>
 //       CHECK: linalg.matmul {{.*}}strategy = "contraction"{{.*}} tensor<96x40xf32>
-func.func @kept(%x: tensor<16x16xf32>, %x2: tensor<16x96xf32>, %w2: tensor<96x32xf32>, %o: tensor<16x32xf32>, %o3: tensor<16x40xf32>) -> (tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x40xf32>) {
+func.func @kept(%x: tensor<16x16xf32>, %x2: tensor<16x96xf32>, %w2: tensor<96x32xf32>, %o: tensor<16x32xf32>, %x3: tensor<192x96xf32>, %o3: tensor<192x40xf32>) -> (tensor<16x32xf32>, tensor<16x32xf32>, tensor<192x40xf32>) {
   %w = arith.constant dense<0.5> : tensor<16x32xf32>
   %w3 = arith.constant dense<0.5> : tensor<96x40xf32>
   %r = linalg.matmul ins(%x, %w : tensor<16x16xf32>, tensor<16x32xf32>) outs(%o : tensor<16x32xf32>) -> tensor<16x32xf32>
   %r2 = linalg.matmul ins(%x2, %w2 : tensor<16x96xf32>, tensor<96x32xf32>) outs(%o : tensor<16x32xf32>) -> tensor<16x32xf32>
-  %r3 = linalg.matmul ins(%x2, %w3 : tensor<16x96xf32>, tensor<96x40xf32>) outs(%o3 : tensor<16x40xf32>) -> tensor<16x40xf32>
-  return %r, %r2, %r3 : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x40xf32>
+  %r3 = linalg.matmul ins(%x3, %w3 : tensor<192x96xf32>, tensor<96x40xf32>) outs(%o3 : tensor<192x40xf32>) -> tensor<192x40xf32>
+  return %r, %r2, %r3 : tensor<16x32xf32>, tensor<16x32xf32>, tensor<192x40xf32>
 }
 
 // -----

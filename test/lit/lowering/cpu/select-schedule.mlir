@@ -247,18 +247,23 @@ func.func @gemv_constant(%a: tensor<1x1024xf32>, %c: tensor<1x1000xf32>) -> tens
 // -----
 
 // Fewer than two register tiles of rows (3, 15) read the packed panels as a
-// matrix-vector product does, a partial last panel included; 16 rows over
-// 1000 columns (not whole panels) copy B's panels at run time.
+// matrix-vector product does, a partial last panel included; so do 16 and
+// 248 rows over 1000 columns (fewer than 32 tiles of rows), while 256 rows
+// over partial panels copy B's panels at run time.
 // V512-LABEL: func.func @few_rows_constant
 // V512: linalg.matmul {{.*}}strategy = "packed_weights"
 // V512: linalg.matmul {{.*}}strategy = "packed_weights"
+// V512: linalg.matmul {{.*}}strategy = "packed_weights"
+// V512: linalg.matmul {{.*}}strategy = "packed_weights"
 // V512: linalg.matmul {{.*}}strategy = "contraction"
-func.func @few_rows_constant(%a: tensor<3x1024xf32>, %c: tensor<3x1000xf32>, %a2: tensor<15x1024xf32>, %c2: tensor<15x1000xf32>, %a3: tensor<16x1024xf32>, %c3: tensor<16x1000xf32>) -> (tensor<3x1000xf32>, tensor<15x1000xf32>, tensor<16x1000xf32>) {
+func.func @few_rows_constant(%a: tensor<3x1024xf32>, %c: tensor<3x1000xf32>, %a2: tensor<15x1024xf32>, %c2: tensor<15x1000xf32>, %a3: tensor<16x1024xf32>, %c3: tensor<16x1000xf32>, %a4: tensor<248x1024xf32>, %c4: tensor<248x1000xf32>, %a5: tensor<256x1024xf32>, %c5: tensor<256x1000xf32>) -> (tensor<3x1000xf32>, tensor<15x1000xf32>, tensor<16x1000xf32>, tensor<248x1000xf32>, tensor<256x1000xf32>) {
   %b = arith.constant dense<0.5> : tensor<1024x1000xf32>
   %r = linalg.matmul ins(%a, %b : tensor<3x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<3x1000xf32>) -> tensor<3x1000xf32>
   %r2 = linalg.matmul ins(%a2, %b : tensor<15x1024xf32>, tensor<1024x1000xf32>) outs(%c2 : tensor<15x1000xf32>) -> tensor<15x1000xf32>
   %r3 = linalg.matmul ins(%a3, %b : tensor<16x1024xf32>, tensor<1024x1000xf32>) outs(%c3 : tensor<16x1000xf32>) -> tensor<16x1000xf32>
-  return %r, %r2, %r3 : tensor<3x1000xf32>, tensor<15x1000xf32>, tensor<16x1000xf32>
+  %r4 = linalg.matmul ins(%a4, %b : tensor<248x1024xf32>, tensor<1024x1000xf32>) outs(%c4 : tensor<248x1000xf32>) -> tensor<248x1000xf32>
+  %r5 = linalg.matmul ins(%a5, %b : tensor<256x1024xf32>, tensor<1024x1000xf32>) outs(%c5 : tensor<256x1000xf32>) -> tensor<256x1000xf32>
+  return %r, %r2, %r3, %r4, %r5 : tensor<3x1000xf32>, tensor<15x1000xf32>, tensor<16x1000xf32>, tensor<248x1000xf32>, tensor<256x1000xf32>
 }
 
 // -----
