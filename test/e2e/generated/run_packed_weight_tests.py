@@ -55,6 +55,11 @@ CASES = {
     # batch of two.
     "rows40_k1500_n1001": ((40, 1500), 1001, True, True),
     "batch2_rows75_k900_n530": ((2, 75, 900), 530, False, True),
+    # One row block over fewer than two register tiles of columns: the rows
+    # split in two blocks for the threads and a rest of 2 rows, packed
+    # weights and weights fed at run time.
+    "rows50_k2568_n57": ((50, 2568), 57, True, True),
+    "weight_input_50x2568x57": ((50, 2568), 57, False, False),
     # Weights in cache: the heuristic keeps the contraction kernel.
     "small_64x96x128": ((64, 96), 128, True, True),
     # Weights fed at run time: nothing to pack.

@@ -294,3 +294,24 @@ func.func @even_row_blocks(%a: tensor<1000x512xf32>, %b: tensor<512x169xf32>, %c
   %r = linalg.matmul ins(%a, %b : tensor<1000x512xf32>, tensor<512x169xf32>) outs(%c : tensor<1000x169xf32>) -> tensor<1000x169xf32>
   return %r : tensor<1000x169xf32>
 }
+
+// -----
+
+// One row block (50 rows) over too few columns for two register-tile
+// blocks (57: a tile of 32 and a rest) leaves the threads nothing to share:
+// the rows split in two blocks of whole tiles (24), the columns stay whole.
+// Packed constant weights and B fed at run time alike; 64 columns (two
+// tiles) split the columns as before, and nothing splits without threads.
+// V512-LABEL: func.func @halved_rows
+// V512: linalg.matmul {{.*}}strategy = "packed_weights", {{.*}}tile_m = 24, {{.*}}threads = 8
+// V512: linalg.matmul {{.*}}strategy = "contraction", {{.*}}tile_m = 24, tile_n = 256,
+// V512: linalg.matmul {{.*}}strategy = "contraction", {{.*}}tile_m = 64, tile_n = 32,
+// V256-LABEL: func.func @halved_rows
+// V256-NOT: tile_m = 24,
+func.func @halved_rows(%a: tensor<50x2568xf32>, %c: tensor<50x57xf32>, %b2: tensor<2568x57xf32>, %a3: tensor<56x2568xf32>, %b3: tensor<2568x64xf32>, %c3: tensor<56x64xf32>) -> (tensor<50x57xf32>, tensor<50x57xf32>, tensor<56x64xf32>) {
+  %b = arith.constant dense<0.5> : tensor<2568x57xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<50x2568xf32>, tensor<2568x57xf32>) outs(%c : tensor<50x57xf32>) -> tensor<50x57xf32>
+  %r2 = linalg.matmul ins(%a, %b2 : tensor<50x2568xf32>, tensor<2568x57xf32>) outs(%c : tensor<50x57xf32>) -> tensor<50x57xf32>
+  %r3 = linalg.matmul ins(%a3, %b3 : tensor<56x2568xf32>, tensor<2568x64xf32>) outs(%c3 : tensor<56x64xf32>) -> tensor<56x64xf32>
+  return %r, %r2, %r3 : tensor<50x57xf32>, tensor<50x57xf32>, tensor<56x64xf32>
+}
