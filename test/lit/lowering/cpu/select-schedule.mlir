@@ -315,3 +315,20 @@ func.func @halved_rows(%a: tensor<50x2568xf32>, %c: tensor<50x57xf32>, %b2: tens
   %r3 = linalg.matmul ins(%a3, %b3 : tensor<56x2568xf32>, tensor<2568x64xf32>) outs(%c3 : tensor<56x64xf32>) -> tensor<56x64xf32>
   return %r, %r2, %r3 : tensor<50x57xf32>, tensor<50x57xf32>, tensor<56x64xf32>
 }
+
+// -----
+
+// A packed product of one row block whose A stays in half the cache (17 x
+// 2513 floats, 171 KB) takes all of K in one block, each chunk streaming
+// its panel once; with A over half the cache (64 x 4096, 1 MB) K stays in
+// blocks of 256.
+// V512-LABEL: func.func @packed_whole_k
+// V512: linalg.matmul {{.*}}strategy = "packed_weights", {{.*}}tile_k = 2513,
+// V512: linalg.matmul {{.*}}strategy = "packed_weights", {{.*}}tile_k = 256,
+func.func @packed_whole_k(%a: tensor<17x2513xf32>, %c: tensor<17x2678xf32>, %a2: tensor<64x4096xf32>, %c2: tensor<64x1000xf32>) -> (tensor<17x2678xf32>, tensor<64x1000xf32>) {
+  %b = arith.constant dense<0.5> : tensor<2513x2678xf32>
+  %b2 = arith.constant dense<0.5> : tensor<4096x1000xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<17x2513xf32>, tensor<2513x2678xf32>) outs(%c : tensor<17x2678xf32>) -> tensor<17x2678xf32>
+  %r2 = linalg.matmul ins(%a2, %b2 : tensor<64x4096xf32>, tensor<4096x1000xf32>) outs(%c2 : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %r, %r2 : tensor<17x2678xf32>, tensor<64x1000xf32>
+}
