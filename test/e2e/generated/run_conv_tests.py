@@ -57,6 +57,13 @@ CASES = {
     "k3_single_output_channel": ((1, 96, 64, 64), 1, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1,
                                  True, True),
     "k3_small_map": ((1, 16, 10, 10), 24, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1], 1, True, True),
+    # Outputs of fewer pixels than a vector's lanes, channels in no whole
+    # panels: the pixels as the product's rows, all channels one panel. A
+    # squeeze-excitation 1x1 on one pixel, and 9 pixels from a 5x5 stride 2.
+    "k1_one_pixel_se_152to38": ((1, 152, 1, 1), 38, [1, 1], [1, 1], [1, 1], [0, 0, 0, 0], 1,
+                                True, True),
+    "k5_s2_nine_pixels_60to70": ((1, 60, 5, 5), 70, [5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 1,
+                                 True, True),
     "k1_pointwise_40to56": ((1, 40, 33, 47), 56, [1, 1], [1, 1], [1, 1], [0, 0, 0, 0], 1,
                             True, True),
     "k1_pointwise_pads": ((1, 8, 12, 12), 16, [1, 1], [1, 1], [1, 1], [1, 0, 1, 2], 1,
