@@ -124,26 +124,45 @@ void fuseWithElementwiseUser(RewriterBase &rewriter, Value v) {
 std::pair<Operation *, Value>
 cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
                           const ConstantData &w, int64_t f, int64_t panel,
-                          Value bias, int64_t groups) {
+                          Value bias, int64_t groups, Operation **lastProduct) {
   MLIRContext *ctx = b.getContext();
   auto colsType = cast<RankedTensorType>(cols.getType());
   Type elt = colsType.getElementType();
   int64_t k = colsType.getDimSize(0) / groups, p = colsType.getDimSize(1);
   int64_t groupChannels = f / groups;
-  if (panel <= 0 || groupChannels % panel != 0)
+  // Ungrouped channels past the last whole panel make a last panel of
+  // their own, zero-padded (its product reads only theirs).
+  bool lastPartial = groups == 1 && panel > 0 && panel < f && f % panel != 0;
+  if (panel <= 0 || (groupChannels % panel != 0 && !lastPartial))
     panel = groupChannels;
-  int64_t panels = f / panel;
-  // wt[j][kk][c] = w[j * panel + c][kk].
-  std::vector<double> wt(k * f);
+  int64_t whole = f / panel, rest = f - whole * panel;
+  int64_t panels = whole + (rest ? 1 : 0);
+  // wt[j][kk][c] = w[j * panel + c][kk], zero past the last channel.
+  std::vector<double> wt(k * panels * panel, 0.0);
   for (int64_t j = 0; j < panels; ++j)
     for (int64_t kk = 0; kk < k; ++kk)
-      for (int64_t c = 0; c < panel; ++c)
+      for (int64_t c = 0; c < panel && j * panel + c < f; ++c)
         wt[(j * k + kk) * panel + c] = w.getDouble((j * panel + c) * k + kk);
   auto wtType = RankedTensorType::get({panels, k, panel}, elt);
   Value wtConst = arith::ConstantOp::create(
       b, loc,
       cast<TypedAttr>(createFloatConstantAttr(wtType, wt, "weights_panels")));
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+  auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  // Each panel starts from its `width` channels' bias from `col` (a
+  // register tile reads one row of it), or from zero.
+  auto initOf = [&](OpBuilder &nb, Location l, Value slot, OpFoldResult col,
+                    int64_t width) -> Value {
+    if (!bias)
+      return linalg::FillOp::create(nb, l, zero, slot).getResult(0);
+    Value channels = tensor::ExtractSliceOp::create(
+        nb, l, RankedTensorType::get({width}, elt), bias,
+        ArrayRef<OpFoldResult>{col}, ArrayRef<OpFoldResult>{index(width)},
+        ArrayRef<OpFoldResult>{index(1)});
+    return linalg::BroadcastOp::create(nb, l, channels, slot,
+                                       ArrayRef<int64_t>{0})
+        ->getResult(0);
+  };
   AffineExpr dm, dn, dk;
   bindDims(ctx, dm, dn, dk);
   // The product reads the columns transposed: a register tile broadcasts
@@ -151,10 +170,9 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
   Attribute maps = b.getAffineMapArrayAttr(
       {AffineMap::get(3, 0, {dk, dm}, ctx), AffineMap::get(3, 0, {dk, dn}, ctx),
        AffineMap::get(3, 0, {dm, dn}, ctx)});
-  auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
   Operation *product = nullptr;
   auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{index(panels)},
+      b, loc, ArrayRef<OpFoldResult>{index(whole)},
       ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{p, f}, elt)
                      .getResult()},
       std::nullopt, [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -183,19 +201,7 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
                                   unit = {index(1), index(1)};
         Value slot =
             tensor::ExtractSliceOp::create(nb, l, acc, offsets, sizes, unit);
-        // Each panel starts from its channels' bias (a register tile
-        // reads one row of it), or from zero.
-        Value init =
-            bias ? linalg::BroadcastOp::create(
-                       nb, l,
-                       tensor::ExtractSliceOp::create(
-                           nb, l, RankedTensorType::get({panel}, elt), bias,
-                           ArrayRef<OpFoldResult>{col},
-                           ArrayRef<OpFoldResult>{index(panel)},
-                           ArrayRef<OpFoldResult>{index(1)}),
-                       slot, ArrayRef<int64_t>{0})
-                       ->getResult(0)
-                 : linalg::FillOp::create(nb, l, zero, slot).getResult(0);
+        Value init = initOf(nb, l, slot, col, panel);
         product = linalg::MatmulOp::create(
             nb, l, TypeRange{init.getType()}, ValueRange{a, weights},
             ValueRange{init},
@@ -206,7 +212,31 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
         tensor::ParallelInsertSliceOp::create(nb, l, product->getResult(0), acc,
                                               offsets, sizes, unit);
       });
-  return {product, forall.getResult(0)};
+  Value result = forall.getResult(0);
+  if (rest > 0) {
+    // The last panel's channels, [whole * panel, f).
+    OpFoldResult col = index(whole * panel);
+    Value weights = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({k, rest}, elt), wtConst,
+        SmallVector<OpFoldResult>{index(whole), index(0), index(0)},
+        SmallVector<OpFoldResult>{index(1), index(k), index(rest)},
+        SmallVector<OpFoldResult>(3, index(1)));
+    SmallVector<OpFoldResult> offsets = {index(0), col},
+                              sizes = {index(p), index(rest)},
+                              unit = {index(1), index(1)};
+    Value slot =
+        tensor::ExtractSliceOp::create(b, loc, result, offsets, sizes, unit);
+    Value init = initOf(b, loc, slot, col, rest);
+    Operation *last = linalg::MatmulOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{cols, weights},
+        ValueRange{init},
+        ArrayRef<NamedAttribute>{b.getNamedAttr("indexing_maps", maps)});
+    if (lastProduct)
+      *lastProduct = last;
+    result = tensor::InsertSliceOp::create(b, loc, last->getResult(0), result,
+                                           offsets, sizes, unit);
+  }
+  return {product, result};
 }
 
 Operation *cpu::replaceConvByPixelRows(RewriterBase &rewriter,
@@ -219,9 +249,12 @@ Operation *cpu::replaceConvByPixelRows(RewriterBase &rewriter,
   auto ot = cast<RankedTensorType>(out.getType());
   int64_t f = ot.getDimSize(1);
   Value bias = perChannelInit(out);
+  Operation *last = nullptr;
   auto [product, transposed] =
-      buildPixelRowProduct(rewriter, loc, cols2, w, f, panel, bias);
+      buildPixelRowProduct(rewriter, loc, cols2, w, f, panel, bias, 1, &last);
   inheritSchedule(conv, product);
+  if (last)
+    inheritSchedule(conv, last);
   if (bias || isZeroFill(out)) {
     // The product started from the bias: the output is its transpose,
     // computed with the activation after it in one pass (a 7x7 map's

@@ -510,20 +510,23 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// a constant f32 filter whose pixels fill fewer than four register tiles
   /// of columns (7x7 and smaller maps): in the usual orientation their 49
   /// columns split into register tiles of 32, 16 and 1, each reading the
-  /// weights again. Needs whole panels of channels, unless the pixels do
-  /// not fill one vector: then most lanes of the usual orientation are idle,
-  /// and the product with all channels as one panel is faster still (Zen 5,
-  /// one thread, ms: 60 -> 696 5x5 stride 2 at 5x5 (9 pixels) 0.179 ->
-  /// 0.100, 1024 -> 500 at 2x2 0.078 -> 0.031, 256 -> 200 3x3 at 3x3 0.083
-  /// -> 0.049, 128 -> 700 at 4x4 0.128 -> 0.107; 15 pixels tie on one
-  /// thread, 0.054 -> 0.038 on two; at 49 pixels it lost: 256 -> 200 3x3
-  /// at 7x7 0.144 -> 0.237).
+  /// weights again. Channels in no whole panels (a last panel of its own)
+  /// under two register tiles of pixels: Zen 5, one / two threads, ms,
+  /// im2col against pixel rows at 49 pixels: 256 -> 200 3x3 0.248 / 0.270
+  /// -> 0.204 / 0.169, 512 -> 1000 0.288 / 0.185 -> 0.212 / 0.128, 440 ->
+  /// 440 0.099 -> 0.083, 832 -> 48 0.022 -> 0.017; under one vector of
+  /// pixels most lanes of the usual orientation are idle (60 -> 696 5x5
+  /// stride 2 at 5x5, 9 pixels, 0.171 -> 0.096; 1024 -> 500 at 2x2 0.075
+  /// -> 0.021). From 64 pixels they tie or lose (1024 -> 500 at 8x8 0.245
+  /// -> 0.253, 128 -> 90 3x3 at 10x10 0.097 / 0.127 -> 0.096 / 0.139);
+  /// AVX2 on the same core alike at 25 pixels and under (256 -> 200 3x3
+  /// at 5x5 0.269 -> 0.189), 128 -> 90 at 5x6 0.060 -> 0.073 its loss.
   bool pixelRowsPay(linalg::Conv2DNchwFchwOp conv, const Fields &f) {
     auto out = cast<ShapedType>(conv.getOutputs()[0].getType());
     int64_t pixels = out.getDimSize(2) * out.getDimSize(3);
     bool wholePanels = out.getDimSize(1) % f.regN == 0;
     if (out.getDimSize(0) != 1 || !out.getElementType().isF32() ||
-        pixels >= 4 * f.regN || (!wholePanels && pixels >= lanes()))
+        pixels >= (wholePanels ? 4 : 2) * f.regN)
       return false;
     return getConstantData(conv.getInputs()[1]).has_value();
   }

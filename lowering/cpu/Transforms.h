@@ -68,15 +68,18 @@ rewriteConvInIm2Col(mlir::RewriterBase &rewriter,
 /// rows and the F channels as vector columns, so the weights stream through
 /// the register tiles once however few pixels there are. w^T is packed at
 /// compile time into `panel`-channel panels ([F / panel, K, panel], each
-/// contiguous), one product per panel on threads, when `panel` divides F.
-/// Returns the (first) product and its [P, F] result. Its tiles start
-/// from `bias` (one value per channel) where given, else from zero. With
-/// `groups` > 1, `w` is [F, K / groups] and a panel of group g's channels
-/// reads g's rows of `cols` (`panel` must divide F / groups).
+/// contiguous), one product per panel on threads; ungrouped channels past
+/// the last whole panel make a zero-padded panel with a product of its own
+/// (`lastProduct`, where asked for). Returns the (first) product and its
+/// [P, F] result. Its tiles start from `bias` (one value per channel) where
+/// given, else from zero. With `groups` > 1, `w` is [F, K / groups] and a
+/// panel of group g's channels reads g's rows of `cols` (one panel of all
+/// of a group's channels where `panel` does not divide F / groups).
 std::pair<mlir::Operation *, mlir::Value>
 buildPixelRowProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cols,
                      const ConstantData &w, int64_t f, int64_t panel,
-                     mlir::Value bias = {}, int64_t groups = 1);
+                     mlir::Value bias = {}, int64_t groups = 1,
+                     mlir::Operation **lastProduct = nullptr);
 
 /// Replaces the batch-1 f32 convolution `conv`, whose gathered columns are
 /// `cols` [K, P] and constant filter `w`, by its pixel-row product. An

@@ -64,6 +64,12 @@ CASES = {
                                 True, True),
     "k5_s2_nine_pixels_60to70": ((1, 60, 5, 5), 70, [5, 5], [2, 2], [1, 1], [2, 2, 2, 2], 1,
                                  True, True),
+    # 7x7 maps with channels past the last whole panel of 32: the pixel-row
+    # product's last panel is a product of its own (with and without bias).
+    "k3_7x7_partial_panel_64to70": ((1, 64, 7, 7), 70, [3, 3], [1, 1], [1, 1], [1, 1, 1, 1],
+                                    1, True, True),
+    "k1_7x7_partial_panel_130to100": ((1, 130, 7, 7), 100, [1, 1], [1, 1], [1, 1],
+                                      [0, 0, 0, 0], 1, False, True),
     "k1_pointwise_40to56": ((1, 40, 33, 47), 56, [1, 1], [1, 1], [1, 1], [0, 0, 0, 0], 1,
                             True, True),
     "k1_pointwise_pads": ((1, 8, 12, 12), 16, [1, 1], [1, 1], [1, 1], [1, 0, 1, 2], 1,

@@ -49,3 +49,25 @@ func.func @other_init(%x: tensor<1x64x9x9xf32>, %o: tensor<1x64x7x7xf32>) -> ten
     ins(%x, %w : tensor<1x64x9x9xf32>, tensor<64x64x3x3xf32>) outs(%o : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
   return %r : tensor<1x64x7x7xf32>
 }
+
+// -----
+
+// 70 channels at 7x7: two whole panels of 32 on threads, then the last 6
+// channels as a product of their own, reading the first 6 columns of a
+// zero-padded third panel and starting from their 6 values of the bias.
+// CHECK-LABEL: func.func @partial_panel
+//       CHECK: %[[W:.*]] = arith.constant dense_resource<{{.*}}> : tensor<3x576x32xf32>
+//       CHECK: %[[F:.*]] = scf.forall (%{{.*}}) in (2)
+//       CHECK:   linalg.matmul
+//       CHECK: %[[L:.*]] = tensor.extract_slice %[[W]][2, 0, 0] [1, 576, 6] [1, 1, 1] : tensor<3x576x32xf32> to tensor<576x6xf32>
+//       CHECK: tensor.extract_slice %{{.*}}[64] [6] [1] : tensor<70xf32> to tensor<6xf32>
+//       CHECK: %[[P:.*]] = linalg.matmul {{.*}}ins(%{{.*}}, %[[L]] : tensor<576x49xf32>, tensor<576x6xf32>)
+//       CHECK: tensor.insert_slice %[[P]] into %[[F]][0, 64] [49, 6] [1, 1] : tensor<49x6xf32> into tensor<49x70xf32>
+func.func @partial_panel(%x: tensor<1x64x9x9xf32>, %b: tensor<70xf32>) -> tensor<1x70x7x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<70x64x3x3xf32>
+  %e = tensor.empty() : tensor<1x70x7x7xf32>
+  %o = linalg.broadcast ins(%b : tensor<70xf32>) outs(%e : tensor<1x70x7x7xf32>) dimensions = [0, 2, 3]
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x64x9x9xf32>, tensor<70x64x3x3xf32>) outs(%o : tensor<1x70x7x7xf32>) -> tensor<1x70x7x7xf32>
+  return %r : tensor<1x70x7x7xf32>
+}

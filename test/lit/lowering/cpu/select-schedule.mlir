@@ -335,19 +335,22 @@ func.func @packed_whole_k(%a: tensor<17x2513xf32>, %c: tensor<17x2678xf32>, %a2:
 
 // -----
 
-// Outputs of fewer pixels than a vector's lanes take pixel rows with their
-// channels in no whole panels (70, 48): 9 pixels at 512 bits (16 lanes)
-// and one pixel (a squeeze-excitation 1x1) at both widths; 9 pixels at 256
-// bits (8 lanes) and 49 at 512 keep im2col.
+// Outputs of fewer pixels than two register tiles of columns take pixel
+// rows with their channels in no whole panels (70, 48): 9 pixels, one
+// pixel (a squeeze-excitation 1x1) and 49 pixels at 512 bits (under 64),
+// 9 and 1 at 256 bits (under 32), where 49 keeps im2col; 64 pixels keep it
+// at both widths.
 // V512-LABEL: func.func @few_pixels
+// V512: strategy = "im2col_transposed"
 // V512: strategy = "im2col_transposed"
 // V512: strategy = "im2col_transposed"
 // V512: strategy = "im2col",
 // V256-LABEL: func.func @few_pixels
-// V256: strategy = "im2col",
+// V256: strategy = "im2col_transposed"
 // V256: strategy = "im2col_transposed"
 // V256: strategy = "im2col",
-func.func @few_pixels(%x: tensor<1x60x3x3xf32>, %o: tensor<1x70x3x3xf32>, %y: tensor<1x152x1x1xf32>, %p: tensor<1x48x1x1xf32>, %z: tensor<1x60x7x7xf32>, %q: tensor<1x70x7x7xf32>) -> (tensor<1x70x3x3xf32>, tensor<1x48x1x1xf32>, tensor<1x70x7x7xf32>) {
+// V256: strategy = "im2col",
+func.func @few_pixels(%x: tensor<1x60x3x3xf32>, %o: tensor<1x70x3x3xf32>, %y: tensor<1x152x1x1xf32>, %p: tensor<1x48x1x1xf32>, %z: tensor<1x60x7x7xf32>, %q: tensor<1x70x7x7xf32>, %u: tensor<1x60x8x8xf32>, %e: tensor<1x70x8x8xf32>) -> (tensor<1x70x3x3xf32>, tensor<1x48x1x1xf32>, tensor<1x70x7x7xf32>, tensor<1x70x8x8xf32>) {
   %w = arith.constant dense<0.5> : tensor<70x60x1x1xf32>
   %v = arith.constant dense<0.5> : tensor<48x152x1x1xf32>
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
@@ -356,5 +359,7 @@ func.func @few_pixels(%x: tensor<1x60x3x3xf32>, %o: tensor<1x70x3x3xf32>, %y: te
     ins(%y, %v : tensor<1x152x1x1xf32>, tensor<48x152x1x1xf32>) outs(%p : tensor<1x48x1x1xf32>) -> tensor<1x48x1x1xf32>
   %t = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%z, %w : tensor<1x60x7x7xf32>, tensor<70x60x1x1xf32>) outs(%q : tensor<1x70x7x7xf32>) -> tensor<1x70x7x7xf32>
-  return %r, %s, %t : tensor<1x70x3x3xf32>, tensor<1x48x1x1xf32>, tensor<1x70x7x7xf32>
+  %g = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%u, %w : tensor<1x60x8x8xf32>, tensor<70x60x1x1xf32>) outs(%e : tensor<1x70x8x8xf32>) -> tensor<1x70x8x8xf32>
+  return %r, %s, %t, %g : tensor<1x70x3x3xf32>, tensor<1x48x1x1xf32>, tensor<1x70x7x7xf32>, tensor<1x70x8x8xf32>
 }
