@@ -170,6 +170,31 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
   Attribute maps = b.getAffineMapArrayAttr(
       {AffineMap::get(3, 0, {dk, dm}, ctx), AffineMap::get(3, 0, {dk, dn}, ctx),
        AffineMap::get(3, 0, {dm, dn}, ctx)});
+  // Panel j's product (`width` channels from `col`) on the pixel rows
+  // `a`, from the channels' slot of `acc`.
+  SmallVector<OpFoldResult> unit = {index(1), index(1)};
+  auto slotOffsets = [&](OpFoldResult col) {
+    return SmallVector<OpFoldResult>{index(0), col};
+  };
+  auto slotSizes = [&](int64_t width) {
+    return SmallVector<OpFoldResult>{index(p), index(width)};
+  };
+  auto panelProduct = [&](OpBuilder &nb, Location l, Value a, OpFoldResult j,
+                          OpFoldResult col, int64_t width,
+                          Value acc) -> Operation * {
+    Value weights = tensor::ExtractSliceOp::create(
+        nb, l, RankedTensorType::get({k, width}, elt), wtConst,
+        SmallVector<OpFoldResult>{j, index(0), index(0)},
+        SmallVector<OpFoldResult>{index(1), index(k), index(width)},
+        SmallVector<OpFoldResult>(3, index(1)));
+    Value slot = tensor::ExtractSliceOp::create(nb, l, acc, slotOffsets(col),
+                                                slotSizes(width), unit);
+    Value init = initOf(nb, l, slot, col, width);
+    return linalg::MatmulOp::create(
+        nb, l, TypeRange{init.getType()}, ValueRange{a, weights},
+        ValueRange{init},
+        ArrayRef<NamedAttribute>{nb.getNamedAttr("indexing_maps", maps)});
+  };
   Operation *product = nullptr;
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{index(whole)},
@@ -191,50 +216,25 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
               SmallVector<OpFoldResult>{index(k), index(p)},
               SmallVector<OpFoldResult>(2, index(1)));
         }
-        Value weights = tensor::ExtractSliceOp::create(
-            nb, l, RankedTensorType::get({k, panel}, elt), wtConst,
-            SmallVector<OpFoldResult>{j, index(0), index(0)},
-            SmallVector<OpFoldResult>{index(1), index(k), index(panel)},
-            SmallVector<OpFoldResult>(3, index(1)));
-        SmallVector<OpFoldResult> offsets = {index(0), col},
-                                  sizes = {index(p), index(panel)},
-                                  unit = {index(1), index(1)};
-        Value slot =
-            tensor::ExtractSliceOp::create(nb, l, acc, offsets, sizes, unit);
-        Value init = initOf(nb, l, slot, col, panel);
-        product = linalg::MatmulOp::create(
-            nb, l, TypeRange{init.getType()}, ValueRange{a, weights},
-            ValueRange{init},
-            ArrayRef<NamedAttribute>{nb.getNamedAttr("indexing_maps", maps)});
+        product = panelProduct(nb, l, a, j, col, panel, acc);
         auto inParallel = scf::InParallelOp::create(nb, l);
         OpBuilder::InsertionGuard guard(nb);
         nb.setInsertionPointToStart(inParallel.getBody());
         tensor::ParallelInsertSliceOp::create(nb, l, product->getResult(0), acc,
-                                              offsets, sizes, unit);
+                                              slotOffsets(col),
+                                              slotSizes(panel), unit);
       });
   Value result = forall.getResult(0);
   if (rest > 0) {
     // The last panel's channels, [whole * panel, f).
     OpFoldResult col = index(whole * panel);
-    Value weights = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({k, rest}, elt), wtConst,
-        SmallVector<OpFoldResult>{index(whole), index(0), index(0)},
-        SmallVector<OpFoldResult>{index(1), index(k), index(rest)},
-        SmallVector<OpFoldResult>(3, index(1)));
-    SmallVector<OpFoldResult> offsets = {index(0), col},
-                              sizes = {index(p), index(rest)},
-                              unit = {index(1), index(1)};
-    Value slot =
-        tensor::ExtractSliceOp::create(b, loc, result, offsets, sizes, unit);
-    Value init = initOf(b, loc, slot, col, rest);
-    Operation *last = linalg::MatmulOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{cols, weights},
-        ValueRange{init},
-        ArrayRef<NamedAttribute>{b.getNamedAttr("indexing_maps", maps)});
+    Operation *last =
+        panelProduct(b, loc, cols, index(whole), col, rest, result);
     if (lastProduct)
       *lastProduct = last;
-    result = tensor::InsertSliceOp::create(b, loc, last->getResult(0), result,
-                                           offsets, sizes, unit);
+    result =
+        tensor::InsertSliceOp::create(b, loc, last->getResult(0), result,
+                                      slotOffsets(col), slotSizes(rest), unit);
   }
   return {product, result};
 }

@@ -162,11 +162,10 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
     f.regM = best;
   }
 
-  /// Two row blocks of whole register tiles for the threads, where one
-  /// block holds all `m` rows and the `n` columns are too few for two
-  /// blocks of a register tile (50 x 2568 x 57: a panel of 32 and one of
-  /// 25, one chunk each; 71 -> 46 us on two threads, as fast as before on
-  /// one). Whether it split them.
+  /// Two row blocks of whole register tiles for the threads where one holds
+  /// all `m` rows and the `n` columns make no two register tiles (50 x 2568
+  /// x 57: a panel of 32 and one of 25, one chunk each; 71 -> 46 us on two
+  /// threads, one as before). Whether it split them.
   bool halveRowsForThreads(Fields &f, int64_t m, int64_t n, int64_t k) const {
     if (f.threads <= 0 || tileM > 0 || m > f.tileM || m < 2 * f.regM ||
         n >= 2 * f.regN || m * n * k < f.minParallelWork)
