@@ -131,9 +131,9 @@ cpu::buildPixelRowProduct(OpBuilder &b, Location loc, Value cols,
   int64_t k = colsType.getDimSize(0) / groups, p = colsType.getDimSize(1);
   int64_t groupChannels = f / groups;
   // Ungrouped channels past the last whole panel make a last panel of
-  // their own, zero-padded (its product reads only theirs).
-  bool lastPartial = groups == 1 && panel > 0 && panel < f && f % panel != 0;
-  if (panel <= 0 || (groupChannels % panel != 0 && !lastPartial))
+  // their own, zero-padded (its product reads only theirs); a group's
+  // channels are whole panels or one.
+  if (panel <= 0 || panel > f || (groups > 1 && groupChannels % panel != 0))
     panel = groupChannels;
   int64_t whole = f / panel, rest = f - whole * panel;
   int64_t panels = whole + (rest ? 1 : 0);

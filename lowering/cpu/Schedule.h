@@ -13,8 +13,8 @@
 #include "dialects/kernel/KernelAttrs.h"
 
 #include "mlir/IR/Operation.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 

@@ -184,7 +184,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
   /// 0.13 on two).
   void wholeKForOneRowBlock(linalg::LinalgOp op, Fields &f, int64_t m,
                             int64_t k) const {
-    int64_t aBytes = m * k * elementBytesOf(op.getDpsInputs()[0].getType());
+    int64_t aBytes = m * k * elementBytes(op);
     if (tileK <= 0 && m <= f.tileM && 2 * aBytes <= cacheBytes)
       f.tileK = k;
   }
@@ -257,7 +257,7 @@ struct SelectSchedulePass : impl::SelectScheduleBase<SelectSchedulePass> {
         f.tileN = llvm::alignTo(f.tileN / 2, f.regN);
       // Too few columns for two blocks of a register tile either: two row
       // blocks of whole register tiles, the columns whole.
-      if (wholeBlocks(n, f.tileN) < 2 && halveRowsForThreads(f, m, n, k))
+      if (halveRowsForThreads(f, m, n, k))
         f.tileN = columnTile;
     }
     // Columns only where one whole block leaves a rest of a tenth of them
